@@ -1,0 +1,62 @@
+#!/usr/bin/env python
+"""poker: exact equity databases, card abstractions and solved strategies.
+
+The one entry point. Each stage registers its own commands:
+``etl.commands``, ``abstraction.commands``, ``solve.commands``, ``queries.commands``.
+Run ``python cli.py COMMAND --help`` for any command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+
+from schema.errors import UserError
+
+# Modules that contribute sub-commands; each defines ``register(subparsers)``.
+COMMAND_MODULES = ("etl.commands", "abstraction.commands", "solve.commands", "queries.commands")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cli.py",
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--data-dir",
+        default=None,
+        help="data directory (default: $POKER_DATA_DIR or ./data)",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:  # stage not built yet
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.data_dir is not None:
+        os.environ["POKER_DATA_DIR"] = args.data_dir
+    try:
+        return int(args.func(args) or 0)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: completed work is kept; re-run to resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Pytest root: makes the top-level packages (schema, etl, ...) importable."""
