@@ -1,0 +1,456 @@
+"""Numba kernels over a compiled public tree (see solve.games.compile).
+
+One forward sweep computes both players' reach vectors (over private hands) at every node;
+one backward sweep computes the traverser's counterfactual values. Terminal values use
+sorted showdown strength with running per-card sums, O(H k) per terminal instead of O(H^2)
+(Johanson et al. 2011, "Accelerating best response calculation in large extensive games",
+sec. 4.2), with inclusion-exclusion for card removal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
+MODE_CFR, MODE_BR, MODE_EV = 0, 1, 2
+ALG_CFR, ALG_CFRPLUS, ALG_DCFR = 0, 1, 2
+
+
+@njit(cache=True)
+def regret_matching(info, regrets, dnode, child_count, out):
+    """out[d, a, h] = regret-matching strategy of infoset info[d, h] (0 for invalid hands)."""
+    D, H = info.shape
+    for d in range(D):
+        na = child_count[dnode[d]]
+        for h in range(H):
+            I = info[d, h]
+            if I < 0:
+                for a in range(na):
+                    out[d, a, h] = 0.0
+                continue
+            s = 0.0
+            for a in range(na):
+                r = regrets[I, a]
+                if r > 0.0:
+                    s += r
+            if s > 0.0:
+                for a in range(na):
+                    r = regrets[I, a]
+                    out[d, a, h] = r / s if r > 0.0 else 0.0
+            else:
+                for a in range(na):
+                    out[d, a, h] = 1.0 / na
+
+
+@njit(cache=True)
+def normalise_average(info, avg, dnode, child_count, out):
+    """out[d, a, h] = average strategy of infoset info[d, h] (uniform where never reached)."""
+    D, H = info.shape
+    for d in range(D):
+        na = child_count[dnode[d]]
+        for h in range(H):
+            I = info[d, h]
+            if I < 0:
+                for a in range(na):
+                    out[d, a, h] = 0.0
+                continue
+            s = 0.0
+            for a in range(na):
+                s += avg[I, a]
+            for a in range(na):
+                out[d, a, h] = avg[I, a] / s if s > 0.0 else 1.0 / na
+
+
+@njit(cache=True)
+def forward(ntype, nplayer, nboard, child_start, child_count, children, dslot, board_valid,
+            strat0, strat1, reach):
+    """reach[n, p, h]: player p's own reach of node n holding hand h (0 if the board blocks h).
+
+    strat0 / strat1 are (D, A, H) behaviour strategies of players 0 and 1."""
+    N = ntype.shape[0]
+    H = reach.shape[2]
+    for h in range(H):
+        v = 1.0 if board_valid[nboard[0], h] else 0.0
+        reach[0, 0, h] = v
+        reach[0, 1, h] = v
+    for n in range(N):
+        t = ntype[n]
+        if t == DECISION:
+            d = dslot[n]
+            p = nplayer[n]
+            o = 1 - p
+            for j in range(child_count[n]):
+                c = children[child_start[n] + j]
+                if p == 0:
+                    for h in range(H):
+                        reach[c, 0, h] = reach[n, 0, h] * strat0[d, j, h]
+                        reach[c, 1, h] = reach[n, 1, h]
+                else:
+                    for h in range(H):
+                        reach[c, 1, h] = reach[n, 1, h] * strat1[d, j, h]
+                        reach[c, 0, h] = reach[n, 0, h]
+        elif t == CHANCE:
+            for j in range(child_count[n]):
+                c = children[child_start[n] + j]
+                b = nboard[c]
+                for h in range(H):
+                    m = 1.0 if board_valid[b, h] else 0.0
+                    reach[c, 0, h] = reach[n, 0, h] * m
+                    reach[c, 1, h] = reach[n, 1, h] * m
+
+
+@njit(cache=True)
+def _fold_values(out, opp, hands, valid, scale, cardsum):
+    H, k = hands.shape
+    cardsum[:] = 0.0
+    total = 0.0
+    for h in range(H):
+        p = opp[h]
+        total += p
+        for j in range(k):
+            cardsum[hands[h, j]] += p
+    for h in range(H):
+        if not valid[h]:
+            out[h] = 0.0
+            continue
+        w = total
+        for j in range(k):
+            w -= cardsum[hands[h, j]]
+        if k == 2:
+            w += opp[h]
+        out[h] = scale * w
+
+
+@njit(cache=True)
+def _showdown_values(out, opp, hands, order, s0, L, strength, scale, cardsum):
+    H, k = hands.shape
+    for h in range(H):
+        out[h] = 0.0
+    # hands strictly weaker than h and sharing no card with it: wins
+    cardsum[:] = 0.0
+    total = 0.0
+    j = 0
+    while j < L:
+        sj = strength[order[s0 + j]]
+        e = j
+        while e < L and strength[order[s0 + e]] == sj:
+            e += 1
+        for q in range(j, e):
+            h = order[s0 + q]
+            w = total
+            for i in range(k):
+                w -= cardsum[hands[h, i]]
+            out[h] += scale * w
+        for q in range(j, e):
+            h = order[s0 + q]
+            p = opp[h]
+            total += p
+            for i in range(k):
+                cardsum[hands[h, i]] += p
+        j = e
+    # strictly stronger: losses
+    cardsum[:] = 0.0
+    total = 0.0
+    j = L - 1
+    while j >= 0:
+        sj = strength[order[s0 + j]]
+        e = j
+        while e >= 0 and strength[order[s0 + e]] == sj:
+            e -= 1
+        for q in range(e + 1, j + 1):
+            h = order[s0 + q]
+            w = total
+            for i in range(k):
+                w -= cardsum[hands[h, i]]
+            out[h] -= scale * w
+        for q in range(e + 1, j + 1):
+            h = order[s0 + q]
+            p = opp[h]
+            total += p
+            for i in range(k):
+                cardsum[hands[h, i]] += p
+        j = e
+
+
+@njit(cache=True)
+def backward(mode, trav, ntype, nplayer, nboard, child_start, child_count, children, edge_scale,
+             edge_perm_start, edge_perm_count, perm_inv, cw, contrib, dslot, board_valid, hands,
+             strength, order_start, order_len, order, info, strat_trav, reach, value, inst_r, inst_s,
+             n_cards):
+    """Counterfactual values of player ``trav`` at every node, bottom-up.
+
+    mode MODE_CFR: the traverser plays strat_trav; instantaneous regrets go to inst_r[I, a]
+    and reach-weighted strategy to inst_s[I, a]. MODE_BR: the traverser best-responds per
+    (node, hand), i.e. per real information set. MODE_EV: plays strat_trav, no accumulation.
+    Returns the traverser's value, sum over hands of value[root].
+    """
+    N = ntype.shape[0]
+    H = hands.shape[0]
+    opp = 1 - trav
+    cardsum = np.zeros(n_cards)
+    for n in range(N - 1, -1, -1):
+        t = ntype[n]
+        if t == FOLD:
+            folder = nplayer[n]
+            u = -contrib[n, trav] if folder == trav else contrib[n, opp]
+            _fold_values(value[n], reach[n, opp], hands, board_valid[nboard[n]], cw[n] * u, cardsum)
+        elif t == SHOWDOWN:
+            b = nboard[n]
+            _showdown_values(value[n], reach[n, opp], hands, order, order_start[b], order_len[b],
+                             strength[b], cw[n] * contrib[n, opp], cardsum)
+        elif t == DECISION:
+            d = dslot[n]
+            cs = child_start[n]
+            na = child_count[n]
+            if nplayer[n] == trav:
+                if mode == MODE_BR:
+                    for h in range(H):
+                        best = value[children[cs], h]
+                        for a in range(1, na):
+                            x = value[children[cs + a], h]
+                            if x > best:
+                                best = x
+                        value[n, h] = best
+                else:
+                    for h in range(H):
+                        v = 0.0
+                        for a in range(na):
+                            v += strat_trav[d, a, h] * value[children[cs + a], h]
+                        value[n, h] = v
+                    if mode == MODE_CFR:
+                        for h in range(H):
+                            I = info[d, h]
+                            if I < 0:
+                                continue
+                            v = value[n, h]
+                            r = reach[n, trav, h]
+                            for a in range(na):
+                                inst_r[I, a] += value[children[cs + a], h] - v
+                                inst_s[I, a] += r * strat_trav[d, a, h]
+            else:
+                for h in range(H):
+                    v = 0.0
+                    for a in range(na):
+                        v += value[children[cs + a], h]
+                    value[n, h] = v
+        else:  # chance: average each child over its orbit's suit permutations
+            for h in range(H):
+                value[n, h] = 0.0
+            for j in range(child_count[n]):
+                e = child_start[n] + j
+                c = children[e]
+                sc = edge_scale[e]
+                for q in range(edge_perm_start[e], edge_perm_start[e] + edge_perm_count[e]):
+                    for h in range(H):
+                        value[n, h] += sc * value[c, perm_inv[q, h]]
+    total = 0.0
+    for h in range(H):
+        total += value[0, h]
+    return total
+
+
+@njit(cache=True)
+def apply_update(alg, trav, t, alpha, beta, gamma, info_player, info_nact, regrets, avg, inst_r, inst_s):
+    """Fold this iteration's instantaneous regrets and strategy into the accumulators.
+
+    CFR: plain sums. CFR+ (Tammelin 2014): regrets floored at 0, average weighted by t.
+    DCFR (Brown & Sandholm 2019): positive regrets scaled by t^a/(t^a+1), negative by
+    t^b/(t^b+1), average by (t/(t+1))^g after each iteration."""
+    n_inf = info_player.shape[0]
+    pos = t ** alpha / (t ** alpha + 1.0)
+    neg = t ** beta / (t ** beta + 1.0)
+    sdisc = (t / (t + 1.0)) ** gamma
+    for I in range(n_inf):
+        if info_player[I] != trav:
+            continue
+        for a in range(info_nact[I]):
+            r = regrets[I, a] + inst_r[I, a]
+            s = inst_s[I, a]
+            if alg == ALG_CFR:
+                regrets[I, a] = r
+                avg[I, a] += s
+            elif alg == ALG_CFRPLUS:
+                regrets[I, a] = r if r > 0.0 else 0.0
+                avg[I, a] += t * s
+            else:
+                regrets[I, a] = r * (pos if r > 0.0 else neg)
+                avg[I, a] = (avg[I, a] + s) * sdisc
+            inst_r[I, a] = 0.0
+            inst_s[I, a] = 0.0
+
+
+@njit(cache=True)
+def best_response_levels(trav, level_nodes, level_start, ntype, nplayer, nboard, child_start,
+                         child_count, children, edge_scale, edge_perm_start, edge_perm_count,
+                         perm_inv, cw, contrib, dslot, board_valid, hands, strength, order_start,
+                         order_len, order, info, n_info, reach, value, n_cards):
+    """Best-response value of ``trav`` where its choices are made per infoset ``info[d, h]``.
+
+    Nodes are processed by depth, deepest first (``level_nodes`` between
+    ``level_start[L]`` and ``level_start[L+1]``). All members of an infoset share a betting
+    history and so a depth; their action values are summed before the arg-max, so the same
+    kernel gives the best response in the real game (one infoset per node and hand) and in
+    an abstracted game (buckets spanning hands and boards). ``reach`` must hold the
+    opponent's reach under its fixed strategy. Returns the best-response value."""
+    H = hands.shape[0]
+    opp = 1 - trav
+    cardsum = np.zeros(n_cards)
+    q = np.zeros((n_info, 3))
+    best = np.zeros(n_info, dtype=np.int8)
+    for L in range(level_start.shape[0] - 2, -1, -1):
+        for i in range(level_start[L], level_start[L + 1]):
+            n = level_nodes[i]
+            t = ntype[n]
+            if t == FOLD:
+                u = -contrib[n, trav] if nplayer[n] == trav else contrib[n, opp]
+                _fold_values(value[n], reach[n, opp], hands, board_valid[nboard[n]], cw[n] * u, cardsum)
+            elif t == SHOWDOWN:
+                b = nboard[n]
+                _showdown_values(value[n], reach[n, opp], hands, order, order_start[b], order_len[b],
+                                 strength[b], cw[n] * contrib[n, opp], cardsum)
+            elif t == DECISION:
+                cs = child_start[n]
+                na = child_count[n]
+                if nplayer[n] == trav:
+                    d = dslot[n]
+                    for h in range(H):
+                        I = info[d, h]
+                        if I >= 0:
+                            for a in range(na):
+                                q[I, a] += value[children[cs + a], h]
+                else:
+                    for h in range(H):
+                        v = 0.0
+                        for a in range(na):
+                            v += value[children[cs + a], h]
+                        value[n, h] = v
+            else:
+                for h in range(H):
+                    value[n, h] = 0.0
+                for j in range(child_count[n]):
+                    e = child_start[n] + j
+                    c = children[e]
+                    sc = edge_scale[e]
+                    for p in range(edge_perm_start[e], edge_perm_start[e] + edge_perm_count[e]):
+                        for h in range(H):
+                            value[n, h] += sc * value[c, perm_inv[p, h]]
+        # choose per infoset, then give each member node the chosen action's value
+        for i in range(level_start[L], level_start[L + 1]):
+            n = level_nodes[i]
+            if ntype[n] == DECISION and nplayer[n] == trav:
+                d = dslot[n]
+                na = child_count[n]
+                for h in range(H):
+                    I = info[d, h]
+                    if I >= 0:
+                        ba = 0
+                        for a in range(1, na):
+                            if q[I, a] > q[I, ba]:
+                                ba = a
+                        best[I] = ba
+        for i in range(level_start[L], level_start[L + 1]):
+            n = level_nodes[i]
+            if ntype[n] == DECISION and nplayer[n] == trav:
+                d = dslot[n]
+                cs = child_start[n]
+                for h in range(H):
+                    I = info[d, h]
+                    value[n, h] = value[children[cs + best[I]], h] if I >= 0 else 0.0
+    total = 0.0
+    for h in range(H):
+        total += value[0, h]
+    return total
+
+
+@njit(cache=True)
+def last_sequences(ntype, nplayer, child_start, child_count, children, dslot, info, seq_offset,
+                   last, parent_seq):
+    """Sequence form: last[n, p, h] = player p's last sequence before node n with hand h.
+
+    Sequence id of (infoset I, action a) is seq_offset[I] + a (0 is the empty sequence).
+    parent_seq[I] is filled with the sequence leading to I; returns False if two members of
+    an infoset disagree (the abstraction would then not have perfect recall)."""
+    N = ntype.shape[0]
+    H = last.shape[2]
+    ok = True
+    for h in range(H):
+        last[0, 0, h] = 0
+        last[0, 1, h] = 0
+    for n in range(N):
+        t = ntype[n]
+        if t == DECISION:
+            p = nplayer[n]
+            d = dslot[n]
+            for j in range(child_count[n]):
+                c = children[child_start[n] + j]
+                for h in range(H):
+                    last[c, 1 - p, h] = last[n, 1 - p, h]
+                    I = info[d, h]
+                    if I >= 0:
+                        last[c, p, h] = seq_offset[I] + j
+                        if parent_seq[I] == -1:
+                            parent_seq[I] = last[n, p, h]
+                        elif parent_seq[I] != last[n, p, h]:
+                            ok = False
+                    else:
+                        last[c, p, h] = -1
+        elif t == CHANCE:
+            for j in range(child_count[n]):
+                c = children[child_start[n] + j]
+                for h in range(H):
+                    last[c, 0, h] = last[n, 0, h]
+                    last[c, 1, h] = last[n, 1, h]
+    return ok
+
+
+@njit(cache=True)
+def payoff_entries(ntype, nboard, board_valid, hands, strength, cw, contrib, nplayer, last, n_card):
+    """COO entries (row = P1 sequence, col = P2 sequence, value = P1 payoff x chance) of the
+    sequence-form payoff matrix, one per terminal and compatible pair of valid hands."""
+    N = ntype.shape[0]
+    H, k = hands.shape
+    cnt = 0
+    for n in range(N):
+        if ntype[n] == FOLD or ntype[n] == SHOWDOWN:
+            b = nboard[n]
+            for h0 in range(H):
+                if board_valid[b, h0]:
+                    for h1 in range(H):
+                        if board_valid[b, h1]:
+                            cnt += 1
+    rows = np.empty(cnt, dtype=np.int64)
+    cols = np.empty(cnt, dtype=np.int64)
+    vals = np.empty(cnt)
+    m = 0
+    for n in range(N):
+        t = ntype[n]
+        if t != FOLD and t != SHOWDOWN:
+            continue
+        b = nboard[n]
+        for h0 in range(H):
+            if not board_valid[b, h0]:
+                continue
+            for h1 in range(H):
+                if not board_valid[b, h1]:
+                    continue
+                clash = False
+                for i in range(k):
+                    for j in range(k):
+                        if hands[h0, i] == hands[h1, j]:
+                            clash = True
+                if clash:
+                    continue
+                if t == FOLD:
+                    u = -contrib[n, 0] if nplayer[n] == 0 else contrib[n, 1]
+                else:
+                    s0 = strength[b, h0]
+                    s1 = strength[b, h1]
+                    u = contrib[n, 1] if s0 > s1 else (-contrib[n, 0] if s0 < s1 else 0.0)
+                if u == 0.0:
+                    continue
+                rows[m] = last[n, 0, h0]
+                cols[m] = last[n, 1, h1]
+                vals[m] = cw[n] * u
+                m += 1
+    return rows[:m], cols[:m], vals[:m]

@@ -1,0 +1,120 @@
+"""Exact evaluation: expected value, best response, exploitability (DESIGN.md section 6).
+
+Best response fixes one player's behaviour strategy and solves the other's single-agent
+problem bottom-up over the compiled public tree, vectorised over private hands with
+sorted-strength terminal evaluation (Johanson et al. 2011, "Accelerating best response
+calculation in large extensive games"). Exploitability is the mean of the two players'
+best-response gains, in chips: ``(BR_1(y) + BR_2(x)) / 2`` for a zero-sum game, the same
+quantity as OpenSpiel's ``exploitability`` (``nash_conv / 2``).
+
+Strategies of an abstracted game are evaluated in the real game: the public tree is the
+same, and the best responder chooses per real information set (node, hand).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solve import _kernels as K
+from solve.games.compile import CompiledGame
+from solve.strategy import Strategy
+
+
+def _levels(game: CompiledGame) -> tuple[np.ndarray, np.ndarray]:
+    cached = getattr(game, "_levels_cache", None)
+    if cached is not None:
+        return cached
+    N = len(game.ntype)
+    depth = np.zeros(N, dtype=np.int64)
+    for n in range(N):  # parents come before children
+        s, c = game.child_start[n], game.child_count[n]
+        depth[game.children[s:s + c]] = depth[n] + 1
+    order = np.argsort(depth, kind="stable").astype(np.int32)
+    start = np.searchsorted(depth[order], np.arange(depth.max() + 2)).astype(np.int64)
+    game._levels_cache = (order, start)
+    return order, start
+
+
+def real_infosets(game: CompiledGame) -> tuple[np.ndarray, int]:
+    """Infoset map of the real game: one infoset per (decision node, valid hand)."""
+    cached = getattr(game, "_real_info_cache", None)
+    if cached is not None:
+        return cached
+    valid = game.board_valid[game.nboard[game.dnode]]
+    info = np.full(valid.shape, -1, dtype=np.int32)
+    info[valid] = np.arange(int(valid.sum()), dtype=np.int32)
+    game._real_info_cache = (info, int(valid.sum()))
+    return game._real_info_cache
+
+
+def _behaviour(game: CompiledGame, s) -> np.ndarray:
+    if isinstance(s, Strategy):
+        if not _same_tree(s.game, game):
+            raise ValueError("strategy was computed for a different game")
+        return s.behaviour()
+    return np.asarray(s)
+
+
+def _same_tree(a: CompiledGame, b: CompiledGame) -> bool:
+    return a is b or (a.rules == b.rules and len(a.ntype) == len(b.ntype) and a.n_hands == b.n_hands
+                      and len(a.board_cards) == len(b.board_cards))
+
+
+def _reach(game: CompiledGame, beh0: np.ndarray, beh1: np.ndarray) -> np.ndarray:
+    reach = np.empty((len(game.ntype), 2, game.n_hands))
+    K.forward(game.ntype, game.nplayer, game.nboard, game.child_start, game.child_count,
+              game.children, game.dslot, game.board_valid, beh0, beh1, reach)
+    return reach
+
+
+def best_response_value(game: CompiledGame, strategy, player: int, abstract: bool = False) -> float:
+    """Value to ``player`` of a best response against the other player's part of ``strategy``.
+
+    Args:
+        game: compiled game (its public tree must match the strategy's).
+        strategy: a :class:`Strategy` or a (D, 3, H) behaviour array.
+        player: 0 or 1, the best responder.
+        abstract: if True the responder is restricted to ``game``'s (abstract) infosets;
+            otherwise it sees the real game.
+    """
+    if player not in (0, 1):
+        raise ValueError("player must be 0 or 1")
+    beh = _behaviour(game, strategy)
+    reach = _reach(game, beh, beh)
+    order, start = _levels(game)
+    info, n_info = (game.info, game.n_infosets) if abstract else real_infosets(game)
+    value = np.empty((len(game.ntype), game.n_hands))
+    return float(K.best_response_levels(
+        player, order, start, game.ntype, game.nplayer, game.nboard, game.child_start,
+        game.child_count, game.children, game.edge_scale, game.edge_perm_start, game.edge_perm_count,
+        game.perm_inv, game.cw, game.contrib, game.dslot, game.board_valid, game.hands,
+        game.strength, game.order_start, game.order_len, game.order, info, n_info, reach, value,
+        game.rules.n_cards))
+
+
+def exploitability(game: CompiledGame, strategy, abstract: bool = False) -> float:
+    """Mean of the two players' best-response gains, in chips (0 at an equilibrium)."""
+    return 0.5 * (best_response_value(game, strategy, 0, abstract)
+                  + best_response_value(game, strategy, 1, abstract))
+
+
+def expected_value(game: CompiledGame, strategy0, strategy1=None) -> float:
+    """Expected chips won by player 1 (index 0) when it plays ``strategy0`` and player 2
+    plays ``strategy1`` (default: ``strategy0``), exactly, over all deals."""
+    beh0 = _behaviour(game, strategy0)
+    beh1 = beh0 if strategy1 is None else _behaviour(game, strategy1)
+    reach = _reach(game, beh0, beh1)
+    value = np.empty((len(game.ntype), game.n_hands))
+    dummy = np.zeros((1, 3))
+    return float(K.backward(
+        K.MODE_EV, 0, game.ntype, game.nplayer, game.nboard, game.child_start, game.child_count,
+        game.children, game.edge_scale, game.edge_perm_start, game.edge_perm_count, game.perm_inv,
+        game.cw, game.contrib, game.dslot, game.board_valid, game.hands, game.strength,
+        game.order_start, game.order_len, game.order, game.info, beh0, reach, value, dummy, dummy,
+        game.rules.n_cards))
+
+
+def head_to_head(game: CompiledGame, a, b) -> float:
+    """Exact head-to-head of profile ``a`` against ``b`` (DESIGN.md section 6), for ``a``:
+    ``1/2 * x_a' A y_b - 1/2 * x_b' A y_a``, in chips per game."""
+    return 0.5 * expected_value(game, a, b) - 0.5 * expected_value(game, b, a)

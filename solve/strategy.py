@@ -1,0 +1,46 @@
+"""A behaviour strategy profile on a compiled game: one probability row per infoset."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from solve import _kernels as K
+from solve.games.compile import CompiledGame
+
+
+@dataclass
+class Strategy:
+    """Behaviour strategies of both players.
+
+    ``probs[I, a]`` is the probability of action ``a`` (the ``a``-th child of the infoset's
+    nodes) at infoset ``I`` of ``game`` (rows of both players; ``game.info_player[I]``
+    says whose). In an abstracted game the infosets are buckets; :meth:`behaviour` maps them
+    back to every real (node, hand).
+    """
+
+    game: CompiledGame
+    probs: np.ndarray  # (I, 3)
+
+    def behaviour(self) -> np.ndarray:
+        """(D, 3, H) probability of each action at each decision node for each hand."""
+        g = self.game
+        out = np.zeros((len(g.dnode), 3, g.n_hands))
+        K.normalise_average(g.info, self.probs, g.dnode, g.child_count, out)
+        return out
+
+    @classmethod
+    def from_weights(cls, game: CompiledGame, weights: np.ndarray) -> "Strategy":
+        """Normalise non-negative per-infoset weights (e.g. CFR average sums); uniform if all 0."""
+        w = np.asarray(weights, dtype=np.float64)
+        nact = game.info_nact.astype(np.int64)
+        mask = np.arange(3)[None, :] < nact[:, None]
+        w = np.where(mask, w, 0.0)
+        s = w.sum(axis=1, keepdims=True)
+        probs = np.where(s > 0, w / np.where(s > 0, s, 1.0), mask / nact[:, None])
+        return cls(game, probs)
+
+    @classmethod
+    def uniform(cls, game: CompiledGame) -> "Strategy":
+        return cls.from_weights(game, np.zeros((game.n_infosets, 3)))
