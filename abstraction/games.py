@@ -1,0 +1,35 @@
+"""Game adapters: a game's hands as a ``GameHands`` tree, the input of every method.
+
+Rhode Island Hold'em is small enough to compute directly (``etl.rhode_island``: 13, 325 and
+9,997 canonical hands in its three rounds). Texas Hold'em is read from the equity tables (see
+``abstraction.holdem``).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from abstraction.hands import GameHands, HandRound
+
+GAMES = ("holdem", "rhode-island")
+ROUNDS = {"holdem": 4, "rhode-island": 3}
+
+
+@lru_cache(maxsize=1)
+def rhode_island() -> GameHands:
+    """Rhode Island Hold'em's canonical hand tree with exact equities.
+
+    Rows are the canonical hands of ``etl.rhode_island.hand_tree()`` (same order); the last
+    round carries the (win, tie, loss) distribution as its showdown outcome.
+    """
+    from etl.rhode_island import hand_tree
+
+    rounds = []
+    for h in hand_tree(canonical=True):
+        total = (h.wins + h.ties + h.losses).astype(np.float64)
+        outcome = np.stack([h.wins, h.ties, h.losses], axis=1) / total[:, None]
+        rounds.append(HandRound(weight=np.asarray(h.weight), parent=np.asarray(h.parent),
+                                equity=np.asarray(h.equity), outcome=outcome))
+    return GameHands("rhode-island", tuple(rounds))

@@ -1,0 +1,95 @@
+"""Abstraction methods on Rhode Island Hold'em: tree structure, counts, seeds, lossless."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from abstraction.games import rhode_island
+from abstraction.methods import (ExpectationBased, ExpectationSquared, Lossless,
+                                 PotentialAware)
+
+SMALL = (13, 25, 125)
+
+
+@pytest.fixture(scope="module")
+def game():
+    return rhode_island()
+
+
+def check_tree(game, model, requested=None):
+    for r, res in enumerate(model.rounds_):
+        h = game.rounds[r]
+        assert res.bucket.shape == (len(h),)          # one bucket per hand
+        assert res.bucket.min() == 0
+        assert np.array_equal(np.unique(res.bucket), np.arange(res.n_buckets))
+        assert len(res.centroids) == res.n_buckets
+        if r == 0:
+            assert np.all(res.parent == -1)
+            continue
+        # every bucket has exactly one parent: all its hands' parent hands share one bucket
+        prev = model.rounds_[r - 1].bucket[h.parent]
+        pairs = np.unique(np.stack([res.bucket, prev], axis=1), axis=0)
+        assert len(pairs) == res.n_buckets
+        assert np.array_equal(res.parent[pairs[:, 0]], pairs[:, 1])
+    if requested is not None:
+        for res, k in zip(model.rounds_, requested):
+            assert res.n_buckets == k or (res.n_buckets < k and "reason" in res.report)
+
+
+@pytest.mark.parametrize("cls", [ExpectationBased, ExpectationSquared, PotentialAware])
+def test_small_abstractions(game, cls):
+    m = cls(SMALL, random_state=0, n_init=2).fit(game)
+    assert m.buckets_ == SMALL
+    check_tree(game, m, SMALL)
+    for rep in m.report_[1:]:
+        assert rep["ip_objective"] <= rep["equal_split_error"] + 1e-15
+    again = cls(SMALL, random_state=0, n_init=2).fit(game)
+    for a, b in zip(m.rounds_, again.rounds_):
+        assert np.array_equal(a.bucket, b.bucket) and np.array_equal(a.parent, b.parent)
+    assert np.array_equal(m.bucket_of([0, 5, 9], 1), m.rounds_[1].bucket[[0, 5, 9]])
+
+
+def test_fewer_buckets_with_reason(game):
+    m = ExpectationBased((13, 205, 400), random_state=0, n_init=1).fit(game)
+    check_tree(game, m, (13, 205, 400))
+    assert m.buckets_[1] == 204  # EB cannot split hands of equal equity
+    assert "distinct" in m.report_[1]["reason"]
+
+
+def test_lossless_counts(game):
+    m = Lossless().fit(game)
+    assert m.buckets_ == (13, 205, 1774)
+    check_tree(game, m)
+
+
+def test_potential_aware_finds_lossless(game):
+    lossless = Lossless().fit(game)
+    pa = PotentialAware((13, 205, 1774), random_state=3, n_init=1).fit(game)
+    assert pa.buckets_ == (13, 205, 1774)
+    for a, b in zip(pa.rounds_, lossless.rounds_):
+        pairs = np.unique(np.stack([a.bucket, b.bucket], axis=1), axis=0)
+        assert len(pairs) == a.n_buckets == b.n_buckets  # the same partition
+
+
+def test_workers_same_result(game):
+    one = PotentialAware((13, 20, 40), random_state=1, n_init=1).fit(game)
+    two = PotentialAware((13, 20, 40), random_state=1, n_init=1, workers=2).fit(game)
+    for a, b in zip(one.rounds_, two.rounds_):
+        assert np.array_equal(a.bucket, b.bucket)
+
+
+@pytest.mark.parametrize("buckets, match", [
+    ((13, 25), "3 counts"),
+    ((13, 12, 125), "fewer than"),
+    ((14, 25, 125), "more than the 13 hands"),
+    ((13, 25, 0), "at least 1"),
+])
+def test_bad_buckets(game, buckets, match):
+    with pytest.raises(ValueError, match=match):
+        ExpectationBased(buckets).fit(game)
+
+
+def test_lossless_rejects_too_few(game):
+    with pytest.raises(ValueError, match="lossless"):
+        Lossless(buckets=(13, 25, 125)).fit(game)
