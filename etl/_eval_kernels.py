@@ -567,6 +567,20 @@ def evaluate_rows(cards: np.ndarray, out: np.ndarray) -> None:
             out[i] = eval5(cards[i, 0], cards[i, 1], cards[i, 2], cards[i, 3], cards[i, 4])
 
 
+@njit(cache=True, parallel=True)
+def categories_of(values: np.ndarray, out: np.ndarray) -> int:
+    """``out[i] = category of values[i]``; returns the index of the first value outside
+    0..7461 (then ``out`` is garbage), -1 if none."""
+    bad = values.shape[0]
+    for i in prange(values.shape[0]):
+        v = values[i]
+        if v < 0 or v >= N_CLASSES:
+            bad = min(bad, i)
+        else:
+            out[i] = CATEGORY_OF_VALUE[v]
+    return bad if bad < values.shape[0] else -1
+
+
 @njit(cache=True)
 def evaluate_rows_serial(cards: np.ndarray, out: np.ndarray) -> None:
     """Single-threaded ``evaluate_rows`` for 7-card rows (benchmark baseline)."""

@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from etl._eval_kernels import (CARD_KEY, CARD_MASK, CATEGORY_NAMES, CATEGORY_OF_VALUE,
-                               CATEGORY_START, N_CLASSES, category_of, eval5, eval6, eval7,
+                               CATEGORY_START, N_CLASSES, categories_of, category_of, eval5, eval6, eval7,
                                eval_hand, evaluate_rows, first_bad_row, value_of_state5,
                                value_of_state6, value_of_state7)
 
@@ -91,6 +91,11 @@ def hand_category(values: np.ndarray) -> np.ndarray:
         ValueError: a value outside 0..7461.
     """
     v = np.asarray(values)
-    if v.size and (v.min() < 0 or v.max() >= N_CLASSES):
-        raise ValueError(f"values must be in 0..{N_CLASSES - 1}")
-    return CATEGORY_OF_VALUE[v.astype(np.intp, copy=False)]
+    if not np.issubdtype(v.dtype, np.integer):
+        raise ValueError(f"values must be integers, got dtype {v.dtype}")
+    flat = np.ascontiguousarray(v).reshape(-1)
+    out = np.empty(flat.shape[0], np.int8)
+    bad = categories_of(flat, out)
+    if bad >= 0:
+        raise ValueError(f"values must be in 0..{N_CLASSES - 1}, got {flat[bad]}")
+    return out.reshape(v.shape)
