@@ -1,0 +1,161 @@
+"""Writing and reading built abstractions: Parquet bucket tables plus a catalog row.
+
+Layout (schemas in ``schema.abstraction``)::
+
+    <data_dir>/abstractions/<name>/round0.parquet ... round<R-1>.parquet
+    <data_dir>/abstractions/<name>/centroids.parquet
+    <data_dir>/abstractions/<name>/thresholds.parquet
+
+and a row of ``schema.catalog_abstraction.Abstraction``. Files are written atomically and the
+catalog row last, so an abstraction is listed only once all its files exist.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from abstraction.hands import GameHands
+from abstraction.tree import RoundResult
+from schema.abstraction import BUCKETS_SCHEMA, CENTROIDS_SCHEMA, THRESHOLDS_SCHEMA
+from schema.catalog import session_scope
+from schema.catalog_abstraction import Abstraction
+from schema.paths import data_dir as resolve_data_dir
+from schema.storage import atomic_write_parquet
+
+#: Bump when a change to the builders changes what a given (method, buckets, seed) produces.
+CODE_VERSION = "abstraction-1"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+def check_name(name: str) -> str:
+    if not _NAME.match(name or ""):
+        raise ValueError(f"abstraction name {name!r} must be letters, digits, '_', '.', '-'")
+    return name
+
+
+def abstraction_dir(name: str, data_dir: str | Path | None = None) -> Path:
+    return resolve_data_dir(data_dir) / "abstractions" / check_name(name)
+
+
+def exists(name: str, data_dir: str | Path | None = None) -> bool:
+    with session_scope(data_dir) as s:
+        return s.get(Abstraction, name) is not None
+
+
+def round_table(r: int, res: RoundResult) -> pa.Table:
+    n = len(res.bucket)
+    return pa.table({
+        "round": np.full(n, r, dtype=np.int8),
+        "hand": np.arange(n, dtype=np.int64),
+        "bucket": res.bucket.astype(np.int32),
+        "parent_bucket": res.parent[res.bucket].astype(np.int32),
+    }, schema=BUCKETS_SCHEMA)
+
+
+def centroids_table(hands: GameHands, rounds: list[RoundResult]) -> pa.Table:
+    cols = {name: [] for name in CENTROIDS_SCHEMA.names}
+    for r, res in enumerate(rounds):
+        h = hands.rounds[r]
+        k = res.n_buckets
+        w = np.bincount(res.bucket, weights=h.weight, minlength=k)
+        cols["round"].append(np.full(k, r, dtype=np.int8))
+        cols["bucket"].append(np.arange(k, dtype=np.int32))
+        cols["parent_bucket"].append(res.parent)
+        cols["hands"].append(np.bincount(res.bucket, minlength=k).astype(np.int64))
+        cols["weight"].append(w)
+        cols["mean_equity"].append(np.bincount(res.bucket, weights=h.weight * h.equity,
+                                               minlength=k) / w)
+        cols["centroid"].extend(np.asarray(c, dtype=np.float64).tolist() for c in res.centroids)
+    arrays = [pa.array(np.concatenate(cols[n]) if n != "centroid" else cols[n],
+                       type=CENTROIDS_SCHEMA.field(n).type) for n in CENTROIDS_SCHEMA.names]
+    return pa.Table.from_arrays(arrays, schema=CENTROIDS_SCHEMA)
+
+
+def thresholds_table(hands: GameHands, rounds: list[RoundResult]) -> pa.Table:
+    """Equity range of each bucket; ``interval`` where no sibling's range overlaps it."""
+    parts = []
+    for r, res in enumerate(rounds):
+        eq, k = hands.rounds[r].equity, res.n_buckets
+        lo = np.full(k, np.inf)
+        hi = np.full(k, -np.inf)
+        np.minimum.at(lo, res.bucket, eq)
+        np.maximum.at(hi, res.bucket, eq)
+        order = np.lexsort((lo, res.parent))
+        interval = np.ones(k, dtype=bool)
+        start = 0
+        while start < k:  # siblings are a contiguous run of ``order``
+            end = start
+            while end < k and res.parent[order[end]] == res.parent[order[start]]:
+                end += 1
+            sib = order[start:end]
+            prefmax = np.maximum.accumulate(hi[sib])
+            interval[sib[1:]] &= prefmax[:-1] < lo[sib[1:]]
+            interval[sib[:-1]] &= hi[sib[:-1]] < lo[sib[1:]]
+            start = end
+        parts.append(pa.table({
+            "round": np.full(k, r, dtype=np.int8), "parent_bucket": res.parent,
+            "bucket": np.arange(k, dtype=np.int32), "min_equity": lo, "max_equity": hi,
+            "interval": interval}, schema=THRESHOLDS_SCHEMA))
+    return pa.concat_tables(parts)
+
+
+def save(model, hands: GameHands, name: str, *, seed: int, seconds: float, replace: bool = False,
+         data_dir: str | Path | None = None) -> Abstraction:
+    """Write a fitted model's tables and its catalog row; returns the row.
+
+    Raises:
+        FileExistsError: ``name`` is taken and ``replace`` is false.
+    """
+    root = abstraction_dir(name, data_dir)
+    if not replace and exists(name, data_dir):
+        raise FileExistsError(f"abstraction {name!r} exists (use --replace to rebuild it)")
+    if root.exists():
+        shutil.rmtree(root)
+    for r, res in enumerate(model.rounds_):
+        atomic_write_parquet(round_table(r, res), root / f"round{r}.parquet")
+    atomic_write_parquet(centroids_table(hands, model.rounds_), root / "centroids.parquet")
+    atomic_write_parquet(thresholds_table(hands, model.rounds_), root / "thresholds.parquet")
+    row = Abstraction(
+        name=name, method=model.method, game=hands.game,
+        buckets=",".join(str(b) for b in (model.buckets or model.buckets_)),
+        built=",".join(str(b) for b in model.buckets_), seed=int(seed),
+        params=json.dumps(model.params(), default=_json),
+        errors=json.dumps(model.report_, default=_json),
+        timings=json.dumps({"rounds": [rep.get("seconds") for rep in model.report_],
+                            "total": round(seconds, 3)}),
+        code_version=CODE_VERSION, path=str(root),
+        created=dt.datetime.now(dt.timezone.utc).replace(tzinfo=None))
+    with session_scope(data_dir) as s:
+        s.merge(row)
+    return row
+
+
+def list_abstractions(data_dir: str | Path | None = None) -> list[dict]:
+    with session_scope(data_dir) as s:
+        rows = s.query(Abstraction).order_by(Abstraction.created).all()
+        return [{c: getattr(r, c) for c in ("name", "method", "game", "buckets", "built",
+                                            "seed", "timings", "created")} for r in rows]
+
+
+def load_buckets(name: str, round_: int, data_dir: str | Path | None = None) -> pa.Table:
+    """The bucket table of one round (``schema.abstraction.BUCKETS_SCHEMA``)."""
+    path = abstraction_dir(name, data_dir) / f"round{round_}.parquet"
+    if not path.exists():
+        raise FileNotFoundError(f"no round {round_} table for abstraction {name!r} ({path})")
+    return pq.read_table(path, schema=BUCKETS_SCHEMA)
+
+
+def _json(o):
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    raise TypeError(f"not JSON serialisable: {type(o)}")

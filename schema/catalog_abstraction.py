@@ -1,0 +1,35 @@
+"""Catalog of built abstractions: one row per named abstraction (issue 4)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import sqlalchemy as sa
+from sqlalchemy.orm import Mapped, mapped_column
+
+from schema.catalog import Base
+
+
+class Abstraction(Base):
+    """An abstraction stored at ``abstractions/<name>/`` (see ``schema.abstraction``).
+
+    ``buckets`` is what was asked (comma-separated per round), ``built`` what was made (fewer
+    when a round has fewer distinct hands; the reason is in ``errors``). ``params`` holds the
+    method's parameters, ``errors`` the per-round report (IP objective, equal-split error,
+    bucket sizes, reason), ``timings`` seconds per round and in total (JSON text each).
+    """
+
+    __tablename__ = "abstractions"
+
+    name: Mapped[str] = mapped_column(sa.String, primary_key=True)
+    method: Mapped[str] = mapped_column(sa.String, nullable=False)
+    game: Mapped[str] = mapped_column(sa.String, nullable=False)
+    buckets: Mapped[str] = mapped_column(sa.String, nullable=False)
+    built: Mapped[str] = mapped_column(sa.String, nullable=False)
+    seed: Mapped[int] = mapped_column(sa.BigInteger, nullable=False)
+    params: Mapped[str] = mapped_column(sa.Text, nullable=False)
+    errors: Mapped[str] = mapped_column(sa.Text, nullable=False)
+    timings: Mapped[str] = mapped_column(sa.Text, nullable=False)
+    code_version: Mapped[str] = mapped_column(sa.String, nullable=False)
+    path: Mapped[str] = mapped_column(sa.String, nullable=False)
+    created: Mapped[dt.datetime] = mapped_column(sa.DateTime, nullable=False)

@@ -1,0 +1,76 @@
+"""build-abstraction / abstractions commands and the stored bucket tables."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+import cli
+from abstraction import store
+from schema.abstraction import BUCKETS_SCHEMA, CENTROIDS_SCHEMA, THRESHOLDS_SCHEMA
+from schema.catalog import session_scope
+from schema.catalog_abstraction import Abstraction
+
+
+def run(tmp_path, *argv):
+    return cli.main(["--data-dir", str(tmp_path), *argv])
+
+
+def test_build_and_list(tmp_path, capsys):
+    args = ["build-abstraction", "--buckets", "13,20,40", "--game", "rhode-island",
+            "--method", "eb", "--name", "ri-eb", "--n-init", "1"]
+    assert run(tmp_path, *args) == 0
+    root = tmp_path / "abstractions" / "ri-eb"
+    sizes = (13, 325, 9997)
+    prev = None
+    for r in range(3):
+        t = pq.read_table(root / f"round{r}.parquet")
+        assert t.schema.equals(BUCKETS_SCHEMA)
+        hand = t["hand"].to_numpy()
+        assert np.array_equal(hand, np.arange(sizes[r]))  # every hand exactly once
+        bucket, parent = t["bucket"].to_numpy(), t["parent_bucket"].to_numpy()
+        assert len(np.unique(bucket)) == (13, 20, 40)[r]
+        # one parent per bucket
+        assert len(np.unique(np.stack([bucket, parent], 1), axis=0)) == len(np.unique(bucket))
+        if prev is not None:
+            from etl.rhode_island import hand_tree
+            assert np.array_equal(parent, prev[hand_tree()[r].parent])
+        prev = bucket
+    assert pq.read_table(root / "centroids.parquet").schema.equals(CENTROIDS_SCHEMA)
+    assert pq.read_table(root / "thresholds.parquet").schema.equals(THRESHOLDS_SCHEMA)
+    with session_scope(tmp_path) as s:
+        row = s.get(Abstraction, "ri-eb")
+        assert (row.method, row.game, row.built, row.seed) == ("eb", "rhode-island",
+                                                                "13,20,40", 0)
+        assert len(json.loads(row.errors)) == 3
+    assert store.load_buckets("ri-eb", 2, tmp_path).num_rows == 9997
+    capsys.readouterr()
+    assert run(tmp_path, "abstractions") == 0
+    assert "ri-eb" in capsys.readouterr().out
+    # the name is taken unless --replace
+    assert run(tmp_path, *args) == 2
+    assert "exists" in capsys.readouterr().err
+    assert run(tmp_path, *args, "--replace") == 0
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--buckets", "13,25"], "needs 3 counts"),
+    (["--buckets", "13,12,125"], "fewer than round 0"),
+    (["--buckets", "14,25,125"], "more than the 13 hands"),
+    (["--buckets", "13,25,10000"], "more than the 9997 hands"),
+    (["--buckets", "13,25,125", "--method", "kmeans"], "unknown method"),
+    (["--buckets", "13,x,125"], "comma-separated"),
+])
+def test_bad_requests(tmp_path, capsys, argv, message):
+    assert run(tmp_path, "build-abstraction", "--game", "rhode-island", *argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error:") and message in err and "\n" not in err
+
+
+def test_lossless_cli(tmp_path, capsys):
+    assert run(tmp_path, "build-abstraction", "--game", "rhode-island", "--method",
+               "lossless") == 0
+    assert "13,205,1774" in capsys.readouterr().out
