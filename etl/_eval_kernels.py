@@ -537,17 +537,20 @@ def category_of(value: int) -> int:
 # Vectorised kernels.
 # ---------------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def first_bad_row(cards: np.ndarray) -> int:
     """Index of the first row with a card outside 0..51 or a repeated card, -1 if none."""
-    for i in range(cards.shape[0]):
+    n = cards.shape[0]
+    bad = n
+    for i in prange(n):
         seen = 0
         for j in range(cards.shape[1]):
-            c = cards[i, j]
+            c = np.int64(cards[i, j])
             if c < 0 or c >= N_CARDS or (seen >> c) & 1:
-                return i
+                bad = min(bad, i)
+                break
             seen |= 1 << c
-    return -1
+    return bad if bad < n else -1
 
 
 @njit(cache=True, parallel=True)

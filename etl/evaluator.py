@@ -58,6 +58,7 @@ def evaluate(cards: np.ndarray) -> np.ndarray:
 
     Args:
         cards: integer array of shape (N, k) or (k,); cards 0..51, distinct within a row.
+            ``uint8`` is fastest.
 
     Returns:
         uint16 array of shape (N,) (or a 0-d array for one hand): values 0..7461.
@@ -73,7 +74,10 @@ def evaluate(cards: np.ndarray) -> np.ndarray:
         raise ValueError(f"cards must have shape (N, k) with k in 5..7, got {np.shape(cards)}")
     if not np.issubdtype(arr.dtype, np.integer):
         raise ValueError(f"cards must be integers, got dtype {arr.dtype}")
-    arr = np.ascontiguousarray(arr, dtype=np.int64)
+    # uint8 (the natural card dtype, least memory traffic) and int64 run as they are
+    if arr.dtype not in (np.uint8, np.int64):
+        arr = arr.astype(np.int64)
+    arr = np.ascontiguousarray(arr)
     bad = first_bad_row(arr)
     if bad >= 0:
         raise ValueError(f"row {bad} has a card outside 0..51 or a repeated card: "

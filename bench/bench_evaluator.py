@@ -1,0 +1,130 @@
+"""Benchmark: 7-card evaluator throughput vs eval7, and the handval table build + Parquet write.
+
+Usage: python bench/bench_evaluator.py [--hands 2000000] [--seed 0] [--out DIR]
+
+Prints one line per figure (for BENCHMARKS.md). The eval7 side is given its best case: the
+Card objects of every hand are built before timing, so only ``eval7.evaluate`` calls are timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from etl._eval_kernels import evaluate_rows, evaluate_rows_serial  # noqa: E402
+from etl.evaluator import CARD_KEY, CARD_MASK, value_of_state7  # noqa: E402
+from etl.handval import N_HANDS, build_handval, compute, partition_keys  # noqa: E402
+from schema.storage import atomic_write_parquet  # noqa: E402
+
+
+@numba.njit(cache=True)
+def _river_style(boards: np.ndarray) -> int:
+    """Sum of values of every (board, hole pair) with the board state computed once."""
+    total = 0
+    for b in range(boards.shape[0]):
+        bk = 0
+        bm = 0
+        used = 0
+        for c in boards[b]:
+            bk += CARD_KEY[c]
+            bm |= CARD_MASK[c]
+            used |= 1 << c
+        for h0 in range(52):
+            if used >> h0 & 1:
+                continue
+            k0 = bk + CARD_KEY[h0]
+            m0 = bm | CARD_MASK[h0]
+            for h1 in range(h0 + 1, 52):
+                if used >> h1 & 1:
+                    continue
+                total += value_of_state7(k0 + CARD_KEY[h1], m0 | CARD_MASK[h1])
+    return total
+
+
+def best_of(f, repeat: int = 3) -> float:
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hands", type=int, default=2_000_000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", type=Path, default=None, help="Parquet dir (default: a temp dir)")
+    args = ap.parse_args()
+    if args.hands < 1000:
+        ap.error("--hands must be at least 1000")
+
+    import eval7
+
+    rng = np.random.default_rng(args.seed)
+    hands = np.argsort(rng.random((args.hands, 52)), axis=1)[:, :7].astype(np.uint8)
+    out = np.empty(args.hands, np.uint16)
+    print(f"threads: {numba.get_num_threads()}  hands: {args.hands:,} random 7-card (uint8 codes)")
+
+    evaluate_rows_serial(hands[:10], out[:10])
+    evaluate_rows(hands[:10], out[:10])
+    t1 = best_of(lambda: evaluate_rows_serial(hands, out), repeat=5)
+    tn = best_of(lambda: evaluate_rows(hands, out), repeat=5)
+
+    deck = [eval7.Card(r + s) for r in "23456789TJQKA" for s in "cdhs"]
+    card_lists = [[deck[c] for c in row] for row in hands.tolist()]
+    ev = eval7.evaluate
+    te = best_of(lambda: [ev(h) for h in card_lists], repeat=2)
+    del card_lists
+
+    n = args.hands
+    print(f"eval7 (Python calls)          : {n / te / 1e6:8.3f} M hands/s  ({te:.2f} s)")
+    print(f"ours numba, 1 thread          : {n / t1 / 1e6:8.1f} M hands/s  ({t1:.3f} s)  "
+          f"{te / t1:.0f}x eval7")
+    print(f"ours numba, {numba.get_num_threads()} threads        : {n / tn / 1e6:8.1f} M hands/s  "
+          f"({tn:.3f} s)  {te / tn:.0f}x eval7")
+
+    boards = np.argsort(rng.random((2000, 52)), axis=1)[:, :5].astype(np.int64)
+    _river_style(boards[:2])
+    tr = best_of(lambda: _river_style(boards))
+    n_river = 2000 * 1081
+    print(f"ours incremental board+hole   : {n_river / tr / 1e6:8.1f} M hands/s  ({tr:.3f} s, "
+          f"1 thread, value_of_state7 over 2,000 boards x 1,081 hole pairs)")
+
+    build_handval()
+    tb = best_of(lambda: build_handval())
+    print(f"handval array (build_handval) : {tb:.3f} s for {N_HANDS:,} hands "
+          f"({N_HANDS / tb / 1e6:.0f} M hands/s)")
+
+    with tempfile.TemporaryDirectory(prefix="bench-handval-") as tmp:
+        root = args.out or Path(tmp)
+        t = time.perf_counter()
+        t_compute = 0.0
+        size = 0
+        for key in partition_keys():
+            tc = time.perf_counter()
+            table = compute(key, root)
+            t_compute += time.perf_counter() - tc
+            path = root / "tables" / "handval" / f"part-{key}.parquet"
+            atomic_write_parquet(table, path)
+            size += path.stat().st_size
+        tw = time.perf_counter() - t
+    print(f"handval table, 16 partitions computed + written (zstd): {tw:.2f} s wall "
+          f"(compute {t_compute:.2f} s, write {tw - t_compute:.2f} s), {size / 2**20:.0f} MiB")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    print(f"peak RSS: {peak:.2f} GiB  (cpu count {os.cpu_count()})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
