@@ -1,0 +1,619 @@
+"""Numba kernels of the colex index (``etl/colex.py``) and the suit-isomorphic canonical index
+(``etl/isomorphism.py``); those modules hold the ideas, the table builders and the public API.
+
+Scalar functions meant to be called from other ``@njit`` kernels (all ``@njit(cache=True)``,
+no allocation, no Python objects):
+
+- ``binom(n, k) -> int64``: C(n, k) for 0 <= n <= 64 (0 when k < 0 or k > n).
+- ``colex_index_sorted(cards) -> int64``: colex index of an ascending 1-D array.
+- ``colex_index_set(cards) -> int64``: the same for a set in any order (O(k^2), k small).
+- ``colex_unindex_into(idx, k, n, out)``: writes the ascending k-subset of ``0..n-1`` with
+  colex index ``idx`` into ``out[:k]``.
+- ``index_hand(tables, cards) -> int64``: canonical index of one hand (-1 if invalid).
+- ``unindex_hand(tables, idx, out) -> bool``: writes the canonical representative of ``idx``.
+- ``canonical_form(tables, cards) -> (int64, int64, int64, int64)``: a complete
+  suit-isomorphism invariant (independent of the index; used to verify it).
+
+``tables`` is the tuple ``HandIndexer(groups).tables``; pass it to your own ``@njit`` function as
+one argument and hand it on unchanged (numba types it as a heterogeneous tuple of arrays).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+N_RANKS = 13
+MAX_BINOM_N = 64
+#: shift of the per-suit key in a per-suit sort value (key above, per-suit index below)
+KEY_SHIFT = 40
+
+
+def _binomial_table(nmax: int) -> np.ndarray:
+    t = np.zeros((nmax + 1, nmax + 1), np.int64)
+    for n in range(nmax + 1):
+        t[n, 0] = 1
+        for k in range(1, n + 1):
+            t[n, k] = t[n - 1, k - 1] + t[n - 1, k]
+    t.setflags(write=False)
+    return t
+
+
+#: BINOM[n, k] = C(n, k), 0 <= k <= n <= 64 (C(64, 32) < 2^63); zero above the diagonal.
+BINOM = _binomial_table(MAX_BINOM_N)
+
+
+def _rank_set_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Popcount and colex index of every 13-bit rank set, and the rank set of each colex index."""
+    masks = np.arange(1 << N_RANKS, dtype=np.int64)
+    bits = (masks[:, None] >> np.arange(N_RANKS)) & 1
+    popcount = bits.sum(axis=1).astype(np.int64)
+    # colex of a rank set: sum over its members r (the i-th smallest, i from 1) of C(r, i)
+    pos = np.cumsum(bits, axis=1)  # i of member r
+    colex = (bits * BINOM[np.arange(N_RANKS)[None, :], pos]).sum(axis=1).astype(np.int64)
+    of_colex = np.zeros((N_RANKS + 1, int(BINOM[N_RANKS, N_RANKS // 2])), np.int64)
+    of_colex[popcount, colex] = masks
+    for a in (popcount, colex, of_colex):
+        a.setflags(write=False)
+    return popcount, colex, of_colex
+
+
+#: POPCOUNT[m], RANKSET_COLEX[m] for a 13-bit rank set m; RANKSET_OF_COLEX[n, i] is the n-set
+#: with colex index i.
+POPCOUNT, RANKSET_COLEX, RANKSET_OF_COLEX = _rank_set_tables()
+
+
+# ---------------------------------------------------------------------------------------------
+# Colex index of k-subsets
+# ---------------------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def binom(n: int, k: int) -> int:
+    """C(n, k) for 0 <= n <= 64 from the table; 0 when k < 0 or k > n."""
+    if k < 0 or k > n:
+        return 0
+    return BINOM[n, k]
+
+
+@njit(cache=True)
+def colex_index_sorted(cards) -> int:
+    """Colex index ``sum_i C(c_i, i)`` (i from 1) of the ascending 1-D array ``cards``."""
+    idx = 0
+    for i in range(cards.shape[0]):
+        idx += BINOM[np.int64(cards[i]), i + 1]
+    return idx
+
+
+@njit(cache=True)
+def colex_index_set(cards) -> int:
+    """Colex index of the set ``cards`` given in any order (position of c = #members below c)."""
+    k = cards.shape[0]
+    idx = 0
+    for a in range(k):
+        c = np.int64(cards[a])
+        below = 0
+        for b in range(k):
+            if np.int64(cards[b]) < c:
+                below += 1
+        idx += BINOM[c, below + 1]
+    return idx
+
+
+@njit(cache=True)
+def colex_unindex_into(idx: int, k: int, n: int, out) -> None:
+    """Write the ascending k-subset of ``0..n-1`` whose colex index is ``idx`` into ``out[:k]``.
+
+    Greedy from the largest member: ``c_k`` is the largest c with ``C(c, k) <= idx``.
+    """
+    rem = idx
+    c = n - 1
+    for i in range(k, 0, -1):
+        while BINOM[c, i] > rem:
+            c -= 1
+        out[i - 1] = c
+        rem -= BINOM[c, i]
+        c -= 1
+
+
+@njit(cache=True, parallel=True)
+def colex_index_rows(cards: np.ndarray, out: np.ndarray) -> None:
+    """``out[r] = colex index of the set cards[r]`` (any order within a row)."""
+    for r in prange(cards.shape[0]):
+        out[r] = colex_index_set(cards[r])
+
+
+@njit(cache=True, parallel=True)
+def colex_unindex_rows(idx: np.ndarray, k: int, n: int, out: np.ndarray) -> None:
+    """``out[r] = ascending k-subset of 0..n-1 with colex index idx[r]``."""
+    for r in prange(idx.shape[0]):
+        colex_unindex_into(idx[r], k, n, out[r])
+
+
+# ---------------------------------------------------------------------------------------------
+# Canonical (suit-isomorphic) index, after K. Waugh, "A fast and optimal hand isomorphism
+# algorithm" (AAAI workshop 2013).
+#
+# A suit's *configuration key* packs its card counts per round, 4 bits each, first round most
+# significant; its *suit index* is the mixed-radix number whose digit for round j is the colex
+# index of the suit's ranks dealt in round j among the 13 - (ranks used before) still free
+# (ranks renumbered past the used ones), digit weight prod_{j'<j} C(13 - m_j', n_j').
+# Suits are sorted by key descending, ties by suit index ascending; the sorted keys are the
+# hand's configuration (looked up through the ordered count vector, ``perm_to_config``), whose
+# hands occupy ``offset[cid] .. offset[cid + 1] - 1``. Within a configuration, each run of g
+# suits with equal key holds a multiset of g suit indices < M, ranked as the colex index of
+# {x_t + t} (size C(M + g - 1, g)); runs are digits of a mixed-radix number.
+#
+# tables = (groups, perm_weight, perm_to_config, offset, suit_size, keys)
+#   groups        int64[R]      cards per round
+#   perm_weight   int64[R, 3]   weight of the count of suit s < 3 in round j in the ordered
+#                               count index (the count of suit 3 is implied)
+#   perm_to_config int64[P]     configuration id of each ordered count vector (-1: impossible)
+#   offset        int64[C + 1]  first index of each configuration, then the total size
+#   suit_size     int64[C, 4]   M of each sorted suit position
+#   keys          int64[C, 4]   configuration keys of the sorted positions (descending)
+# ---------------------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def _multichoose_size(m: int, g: int) -> int:
+    """C(m + g - 1, g), exactly, by the incremental product (k = g small)."""
+    n = m + g - 1
+    r = 1
+    for i in range(1, g + 1):
+        r = r * (n - g + i) // i
+    return r
+
+
+@njit(cache=True, inline="always")
+def _choose(n: int, k: int) -> int:
+    """C(n, k) for small k and any n >= 0 (incremental product; 0 when k > n)."""
+    if k > n:
+        return 0
+    r = 1
+    for i in range(1, k + 1):
+        r = r * (n - k + i) // i
+    return r
+
+
+@njit(cache=True, inline="always")
+def _suit_value(groups, perm_weight, cards, s: int):
+    """(sort value, contribution to the ordered count index) of suit ``s`` of a hand."""
+    n_rounds = groups.shape[0]
+    used = 0
+    key = 0
+    x = 0
+    mult = 1
+    perm = 0
+    start = 0
+    for j in range(n_rounds):
+        n = groups[j]
+        mask = 0
+        shifted = 0
+        for t in range(start, start + n):
+            c = np.int64(cards[t])
+            if (c & 3) == s:
+                r = c >> 2
+                mask |= 1 << r
+                shifted |= 1 << (r - POPCOUNT[used & ((1 << r) - 1)])
+        cnt = POPCOUNT[mask]
+        x += mult * RANKSET_COLEX[shifted]
+        mult *= BINOM[N_RANKS - POPCOUNT[used], cnt]
+        used |= mask
+        key = (key << 4) | cnt
+        if s < 3:
+            perm += cnt * perm_weight[j, s]
+        start += n
+    kmax = (1 << (4 * n_rounds)) - 1
+    return ((kmax - key) << KEY_SHIFT) | x, perm
+
+
+@njit(cache=True)
+def index_hand(tables, cards) -> int:
+    """Canonical index of one hand (numba-callable; see the module docstring).
+
+    Args:
+        tables: ``HandIndexer(groups).tables``.
+        cards: 1-D integer array (any integer dtype) of ``sum(groups)`` card codes, the groups
+            one after another; order within a group does not matter.
+
+    Returns:
+        the index in ``0 .. size - 1``, or -1 if a card is out of 0..51 or repeated.
+    """
+    groups, perm_weight, perm_to_config, offset, suit_size = (tables[0], tables[1], tables[2],
+                                                              tables[3], tables[4])
+    seen = 0
+    for t in range(cards.shape[0]):
+        c = np.int64(cards[t])
+        if c < 0 or c >= 52 or (seen >> c) & 1:
+            return -1
+        seen |= 1 << c
+    v0, p0 = _suit_value(groups, perm_weight, cards, 0)
+    v1, p1 = _suit_value(groups, perm_weight, cards, 1)
+    v2, p2 = _suit_value(groups, perm_weight, cards, 2)
+    v3, p3 = _suit_value(groups, perm_weight, cards, 3)
+    cid = perm_to_config[p0 + p1 + p2 + p3]
+    # sorting network for 4 values, ascending
+    if v0 > v1:
+        v0, v1 = v1, v0
+    if v2 > v3:
+        v2, v3 = v3, v2
+    if v0 > v2:
+        v0, v2 = v2, v0
+    if v1 > v3:
+        v1, v3 = v3, v1
+    if v1 > v2:
+        v1, v2 = v2, v1
+    v = (v0, v1, v2, v3)
+    xmask = (1 << KEY_SHIFT) - 1
+    idx = offset[cid]
+    mult = 1
+    i = 0
+    while i < 4:
+        ki = v[i] >> KEY_SHIFT
+        j = i + 1
+        while j < 4 and (v[j] >> KEY_SHIFT) == ki:
+            j += 1
+        g = j - i
+        m = suit_size[cid, i]
+        if g == 1:
+            idx += mult * (v[i] & xmask)
+            mult *= m
+        else:
+            part = 0
+            for t in range(g):
+                part += _choose((v[i + t] & xmask) + t, t + 1)
+            idx += mult * part
+            mult *= _multichoose_size(m, g)
+        i = j
+    return idx
+
+
+@njit(cache=True)
+def unindex_hand(tables, idx: int, out) -> bool:
+    """Write the canonical representative of index ``idx`` into ``out`` (numba-callable).
+
+    The representative's suits are numbered in sorted configuration order and each group's
+    cards are written in ascending order.
+
+    Args:
+        tables: ``HandIndexer(groups).tables``.
+        idx: index in ``0 .. size - 1``.
+        out: 1-D integer array of length >= ``sum(groups)``.
+
+    Returns:
+        False (``out`` untouched) when ``idx`` is out of range.
+    """
+    groups, offset, suit_size, keys = tables[0], tables[3], tables[4], tables[5]
+    n_conf = offset.shape[0] - 1
+    if idx < 0 or idx >= offset[n_conf]:
+        return False
+    lo = 0
+    hi = n_conf - 1
+    while lo < hi:  # last configuration whose offset is <= idx
+        mid = (lo + hi + 1) >> 1
+        if offset[mid] <= idx:
+            lo = mid
+        else:
+            hi = mid - 1
+    cid = lo
+    rem = idx - offset[cid]
+    n_rounds = groups.shape[0]
+    x0 = 0
+    x1 = 0
+    x2 = 0
+    x3 = 0
+    i = 0
+    while i < 4:
+        j = i + 1
+        while j < 4 and keys[cid, j] == keys[cid, i]:
+            j += 1
+        g = j - i
+        m = suit_size[cid, i]
+        size = m if g == 1 else _multichoose_size(m, g)
+        part = rem % size
+        rem //= size
+        # multiset colex decode: y_t = x_t + t, largest y with C(y, t + 1) <= part
+        for t in range(g - 1, -1, -1):
+            if t == 0:
+                y = part
+            else:
+                a = t
+                b = m + g - 1  # exclusive upper bound on y
+                while b - a > 1:
+                    mid = (a + b) >> 1
+                    if _choose(mid, t + 1) <= part:
+                        a = mid
+                    else:
+                        b = mid
+                y = a
+                part -= _choose(y, t + 1)
+            p = i + t
+            if p == 0:
+                x0 = y - t
+            elif p == 1:
+                x1 = y - t
+            elif p == 2:
+                x2 = y - t
+            else:
+                x3 = y - t
+        i = j
+    for s in range(4):
+        x = x0 if s == 0 else (x1 if s == 1 else (x2 if s == 2 else x3))
+        key = keys[cid, s]
+        used = 0
+        start = 0
+        for j in range(n_rounds):
+            shift = 4 * (n_rounds - 1 - j)
+            n = (key >> shift) & 15
+            pos = start  # after the cards of suits < s in this round
+            for s2 in range(s):
+                pos += (keys[cid, s2] >> shift) & 15
+            radix = BINOM[N_RANKS - POPCOUNT[used], n]
+            shifted = RANKSET_OF_COLEX[n, x % radix]
+            x //= radix
+            # member b of the shifted set is the b-th rank not used in earlier rounds
+            f = 0
+            mask = 0
+            for r in range(N_RANKS):
+                if not (used >> r) & 1:
+                    if (shifted >> f) & 1:
+                        mask |= 1 << r
+                        out[pos] = 4 * r + s
+                        pos += 1
+                    f += 1
+            used |= mask
+            start += groups[j]
+    start = 0
+    for j in range(n_rounds):
+        # ascending order within the group (insertion sort; groups are small)
+        for a in range(start + 1, start + groups[j]):
+            c = out[a]
+            b = a - 1
+            while b >= start and out[b] > c:
+                out[b + 1] = out[b]
+                b -= 1
+            out[b + 1] = c
+        start += groups[j]
+    return True
+
+
+@njit(cache=True, parallel=True)
+def index_rows(tables, cards: np.ndarray, out: np.ndarray) -> None:
+    """``out[r] = index_hand(tables, cards[r])`` over the rows, in parallel."""
+    for r in prange(cards.shape[0]):
+        out[r] = index_hand(tables, cards[r])
+
+
+@njit(cache=True, parallel=True)
+def unindex_rows(tables, idx: np.ndarray, out: np.ndarray) -> None:
+    """``out[r]`` = canonical representative of ``idx[r]`` (caller checks the range)."""
+    for r in prange(idx.shape[0]):
+        unindex_hand(tables, idx[r], out[r])
+
+
+# ---------------------------------------------------------------------------------------------
+# Verification: an independent canonical form, and exhaustive enumeration of raw hands.
+# ---------------------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def _sort4(a, b, c, d):
+    if a > b:
+        a, b = b, a
+    if c > d:
+        c, d = d, c
+    if a > c:
+        a, c = c, a
+    if b > d:
+        b, d = d, b
+    if b > c:
+        b, c = c, b
+    return a, b, c, d
+
+
+@njit(cache=True)
+def canonical_form(groups, cards):
+    """A complete invariant of a hand under suit renaming (at most 4 rounds).
+
+    Each suit's vector of rank sets per round, packed 13 bits per round, sorted: two hands
+    (groups as sets) are suit-isomorphic iff these 4-tuples are equal. Independent of the index
+    construction, so it can check it.
+    """
+    s0 = 0
+    s1 = 0
+    s2 = 0
+    s3 = 0
+    start = 0
+    for j in range(groups.shape[0]):
+        for t in range(start, start + groups[j]):
+            c = np.int64(cards[t])
+            bit = 1 << (13 * j + (c >> 2))
+            s = c & 3
+            if s == 0:
+                s0 |= bit
+            elif s == 1:
+                s1 |= bit
+            elif s == 2:
+                s2 |= bit
+            else:
+                s3 |= bit
+        start += groups[j]
+    return _sort4(s0, s1, s2, s3)
+
+
+@njit(cache=True, inline="always")
+def _relabel_canonical(groups, cards, rep):
+    """Write into ``rep`` the hand with suits renamed by rank of their packed vectors."""
+    s0 = 0
+    s1 = 0
+    s2 = 0
+    s3 = 0
+    start = 0
+    for j in range(groups.shape[0]):
+        for t in range(start, start + groups[j]):
+            c = np.int64(cards[t])
+            bit = 1 << (13 * j + (c >> 2))
+            s = c & 3
+            if s == 0:
+                s0 |= bit
+            elif s == 1:
+                s1 |= bit
+            elif s == 2:
+                s2 |= bit
+            else:
+                s3 |= bit
+        start += groups[j]
+    # new name of suit s = number of suits with a smaller vector (ties by suit number)
+    n0 = (s1 < s0) + (s2 < s0) + (s3 < s0)
+    n1 = (s0 <= s1) + (s2 < s1) + (s3 < s1)
+    n2 = (s0 <= s2) + (s1 <= s2) + (s3 < s2)
+    n3 = (s0 <= s3) + (s1 <= s3) + (s2 <= s3)
+    for t in range(cards.shape[0]):
+        c = np.int64(cards[t])
+        s = c & 3
+        ns = n0 if s == 0 else (n1 if s == 1 else (n2 if s == 2 else n3))
+        rep[t] = (c & ~3) | ns
+
+
+@njit(cache=True, inline="always")
+def _next_combination(pos, k: int, n: int) -> bool:
+    """Advance ``pos[:k]`` (ascending positions in 0..n-1) to the next k-subset in lex order."""
+    t = k - 1
+    while t >= 0 and pos[t] == n - k + t:
+        t -= 1
+    if t < 0:
+        return False
+    pos[t] += 1
+    for u in range(t + 1, k):
+        pos[u] = pos[u - 1] + 1
+    return True
+
+
+@njit(cache=True)
+def _start_group(groups, starts, g: int, cards, avail, pos) -> None:
+    """Cards free after groups < g into ``avail[g]``; first combination of group g."""
+    used = 0
+    for t in range(starts[g]):
+        used |= 1 << np.int64(cards[t])
+    a = 0
+    for c in range(52):
+        if not (used >> c) & 1:
+            avail[g, a] = c
+            a += 1
+    for t in range(groups[g]):
+        pos[g, t] = t
+        cards[starts[g] + t] = avail[g, t]
+
+
+@njit(cache=True, parallel=True)
+def verify_tasks(tables, first: np.ndarray, bitmap: np.ndarray, full_roundtrip: bool,
+                 errors: np.ndarray, counts: np.ndarray) -> None:
+    """Index every raw hand whose first group is ``first[i]`` (one task per row, in parallel).
+
+    For each hand h: ``bitmap[index(h)] = 1``; ``errors[i, 0]`` counts indices out of range,
+    ``errors[i, 1]`` hands whose index differs from that of their suit-canonical relabelling
+    (the index must be a function of the isomorphism class), and with ``full_roundtrip``
+    ``errors[i, 2]`` counts hands not isomorphic to ``unindex(index(h))``. ``counts[i]`` is the
+    number of hands visited.
+    """
+    groups = tables[0]
+    size = tables[3][tables[3].shape[0] - 1]
+    n_rounds = groups.shape[0]
+    total = 0
+    for j in range(n_rounds):
+        total += groups[j]
+    for i in prange(first.shape[0]):
+        starts = np.zeros(n_rounds + 1, np.int64)
+        for j in range(n_rounds):
+            starts[j + 1] = starts[j] + groups[j]
+        cards = np.zeros(total, np.int64)
+        rep = np.zeros(total, np.int64)
+        back = np.zeros(total, np.int64)
+        avail = np.zeros((n_rounds, 52), np.int64)
+        pos = np.zeros((n_rounds, 52), np.int64)
+        for t in range(groups[0]):
+            cards[t] = first[i, t]
+        for g in range(1, n_rounds):
+            _start_group(groups, starts, g, cards, avail, pos)
+        e0 = 0
+        e1 = 0
+        e2 = 0
+        n = 0
+        while True:
+            idx = index_hand(tables, cards)
+            n += 1
+            if idx < 0 or idx >= size:
+                e0 += 1
+            else:
+                bitmap[idx] = 1
+                _relabel_canonical(groups, cards, rep)
+                if index_hand(tables, rep) != idx:
+                    e1 += 1
+                if full_roundtrip:
+                    unindex_hand(tables, idx, back)
+                    if canonical_form(groups, back) != canonical_form(groups, cards):
+                        e2 += 1
+            g = n_rounds - 1
+            while g >= 1:
+                k = groups[g]
+                if _next_combination(pos[g], k, 52 - starts[g]):
+                    for t in range(k):
+                        cards[starts[g] + t] = avail[g, pos[g, t]]
+                    break
+                g -= 1
+            if g < 1:
+                break
+            for h in range(g + 1, n_rounds):
+                _start_group(groups, starts, h, cards, avail, pos)
+        errors[i, 0] = e0
+        errors[i, 1] = e1
+        errors[i, 2] = e2
+        counts[i] = n
+
+
+@njit(cache=True, parallel=True)
+def roundtrip_range(tables, lo: int, hi: int, errors: np.ndarray) -> None:
+    """For every index i in ``lo..hi-1``: ``index(unindex(i)) == i`` (``errors[0]`` counts
+    failures) and the representative is a valid hand whose groups are ascending (``errors[1]``).
+    """
+    groups = tables[0]
+    total = 0
+    for j in range(groups.shape[0]):
+        total += groups[j]
+    n_chunks = 64
+    step = (hi - lo + n_chunks - 1) // n_chunks
+    e0 = np.zeros(n_chunks, np.int64)
+    e1 = np.zeros(n_chunks, np.int64)
+    for ch in prange(n_chunks):
+        out = np.zeros(total, np.int64)
+        a = lo + ch * step
+        b = min(hi, a + step)
+        for i in range(a, b):
+            if not unindex_hand(tables, i, out):
+                e1[ch] += 1
+                continue
+            if index_hand(tables, out) != i:
+                e0[ch] += 1
+            start = 0
+            for j in range(groups.shape[0]):
+                for t in range(start + 1, start + groups[j]):
+                    if out[t - 1] >= out[t]:
+                        e1[ch] += 1
+                start += groups[j]
+    errors[0] += e0.sum()
+    errors[1] += e1.sum()
+
+
+@njit(cache=True, parallel=True)
+def count_nonzero_u8(bitmap: np.ndarray) -> int:
+    """Number of nonzero bytes (parallel)."""
+    n_chunks = 256
+    n = bitmap.shape[0]
+    step = (n + n_chunks - 1) // n_chunks
+    part = np.zeros(n_chunks, np.int64)
+    for ch in prange(n_chunks):
+        a = ch * step
+        b = min(n, a + step)
+        s = 0
+        for i in range(a, b):
+            s += bitmap[i] != 0
+        part[ch] = s
+    return part.sum()
