@@ -10,7 +10,7 @@ sec. 4.2), with inclusion-exclusion for card removal.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 MODE_CFR, MODE_BR, MODE_EV = 0, 1, 2
@@ -174,6 +174,69 @@ def _showdown_values(out, opp, hands, order, s0, L, strength, scale, cardsum):
 
 
 @njit(cache=True)
+def _node_value(mode, trav, n, ntype, nplayer, nboard, child_start, child_count, children, edge_scale,
+                edge_perm_start, edge_perm_count, perm_inv, cw, contrib, dslot, board_valid, hands,
+                strength, order_start, order_len, order, info, strat_trav, reach, value, inst_r, inst_s,
+                cardsum):
+    H = hands.shape[0]
+    opp = 1 - trav
+    t = ntype[n]
+    if t == FOLD:
+        folder = nplayer[n]
+        u = -contrib[n, trav] if folder == trav else contrib[n, opp]
+        _fold_values(value[n], reach[n, opp], hands, board_valid[nboard[n]], cw[n] * u, cardsum)
+    elif t == SHOWDOWN:
+        b = nboard[n]
+        _showdown_values(value[n], reach[n, opp], hands, order, order_start[b], order_len[b],
+                         strength[b], cw[n] * contrib[n, opp], cardsum)
+    elif t == DECISION:
+        d = dslot[n]
+        cs = child_start[n]
+        na = child_count[n]
+        if nplayer[n] == trav:
+            if mode == MODE_BR:
+                for h in range(H):
+                    best = value[children[cs], h]
+                    for a in range(1, na):
+                        x = value[children[cs + a], h]
+                        if x > best:
+                            best = x
+                    value[n, h] = best
+            else:
+                for h in range(H):
+                    v = 0.0
+                    for a in range(na):
+                        v += strat_trav[d, a, h] * value[children[cs + a], h]
+                    value[n, h] = v
+                if mode == MODE_CFR:
+                    for h in range(H):
+                        I = info[d, h]
+                        if I < 0:
+                            continue
+                        v = value[n, h]
+                        r = reach[n, trav, h]
+                        for a in range(na):
+                            inst_r[I, a] += value[children[cs + a], h] - v
+                            inst_s[I, a] += r * strat_trav[d, a, h]
+        else:
+            for h in range(H):
+                v = 0.0
+                for a in range(na):
+                    v += value[children[cs + a], h]
+                value[n, h] = v
+    else:  # chance: average each child over its orbit's suit permutations
+        for h in range(H):
+            value[n, h] = 0.0
+        for j in range(child_count[n]):
+            e = child_start[n] + j
+            c = children[e]
+            sc = edge_scale[e]
+            for q in range(edge_perm_start[e], edge_perm_start[e] + edge_perm_count[e]):
+                for h in range(H):
+                    value[n, h] += sc * value[c, perm_inv[q, h]]
+
+
+@njit(cache=True)
 def backward(mode, trav, ntype, nplayer, nboard, child_start, child_count, children, edge_scale,
              edge_perm_start, edge_perm_count, perm_inv, cw, contrib, dslot, board_valid, hands,
              strength, order_start, order_len, order, info, strat_trav, reach, value, inst_r, inst_s,
@@ -185,69 +248,37 @@ def backward(mode, trav, ntype, nplayer, nboard, child_start, child_count, child
     (node, hand), i.e. per real information set. MODE_EV: plays strat_trav, no accumulation.
     Returns the traverser's value, sum over hands of value[root].
     """
-    N = ntype.shape[0]
-    H = hands.shape[0]
-    opp = 1 - trav
     cardsum = np.zeros(n_cards)
-    for n in range(N - 1, -1, -1):
-        t = ntype[n]
-        if t == FOLD:
-            folder = nplayer[n]
-            u = -contrib[n, trav] if folder == trav else contrib[n, opp]
-            _fold_values(value[n], reach[n, opp], hands, board_valid[nboard[n]], cw[n] * u, cardsum)
-        elif t == SHOWDOWN:
-            b = nboard[n]
-            _showdown_values(value[n], reach[n, opp], hands, order, order_start[b], order_len[b],
-                             strength[b], cw[n] * contrib[n, opp], cardsum)
-        elif t == DECISION:
-            d = dslot[n]
-            cs = child_start[n]
-            na = child_count[n]
-            if nplayer[n] == trav:
-                if mode == MODE_BR:
-                    for h in range(H):
-                        best = value[children[cs], h]
-                        for a in range(1, na):
-                            x = value[children[cs + a], h]
-                            if x > best:
-                                best = x
-                        value[n, h] = best
-                else:
-                    for h in range(H):
-                        v = 0.0
-                        for a in range(na):
-                            v += strat_trav[d, a, h] * value[children[cs + a], h]
-                        value[n, h] = v
-                    if mode == MODE_CFR:
-                        for h in range(H):
-                            I = info[d, h]
-                            if I < 0:
-                                continue
-                            v = value[n, h]
-                            r = reach[n, trav, h]
-                            for a in range(na):
-                                inst_r[I, a] += value[children[cs + a], h] - v
-                                inst_s[I, a] += r * strat_trav[d, a, h]
-            else:
-                for h in range(H):
-                    v = 0.0
-                    for a in range(na):
-                        v += value[children[cs + a], h]
-                    value[n, h] = v
-        else:  # chance: average each child over its orbit's suit permutations
-            for h in range(H):
-                value[n, h] = 0.0
-            for j in range(child_count[n]):
-                e = child_start[n] + j
-                c = children[e]
-                sc = edge_scale[e]
-                for q in range(edge_perm_start[e], edge_perm_start[e] + edge_perm_count[e]):
-                    for h in range(H):
-                        value[n, h] += sc * value[c, perm_inv[q, h]]
-    total = 0.0
-    for h in range(H):
-        total += value[0, h]
-    return total
+    for n in range(ntype.shape[0] - 1, -1, -1):
+        _node_value(mode, trav, n, ntype, nplayer, nboard, child_start, child_count, children,
+                    edge_scale, edge_perm_start, edge_perm_count, perm_inv, cw, contrib, dslot,
+                    board_valid, hands, strength, order_start, order_len, order, info, strat_trav,
+                    reach, value, inst_r, inst_s, cardsum)
+    return value[0].sum()
+
+
+@njit(cache=True, parallel=True)
+def backward_parallel(mode, trav, seg_lo, seg_hi, top, ntype, nplayer, nboard, child_start,
+                      child_count, children, edge_scale, edge_perm_start, edge_perm_count, perm_inv,
+                      cw, contrib, dslot, board_valid, hands, strength, order_start, order_len,
+                      order, info, strat_trav, reach, value, inst_r, inst_s, n_cards):
+    """:func:`backward` with disjoint subtrees (node ranges [seg_lo, seg_hi)) in parallel, then
+    the ``top`` nodes (ascending ids) serially. Only valid when no infoset spans two subtrees
+    (real-game infosets), since subtrees accumulate regrets without locks."""
+    for s in prange(seg_lo.shape[0]):
+        cardsum = np.zeros(n_cards)
+        for n in range(seg_hi[s] - 1, seg_lo[s] - 1, -1):
+            _node_value(mode, trav, n, ntype, nplayer, nboard, child_start, child_count, children,
+                        edge_scale, edge_perm_start, edge_perm_count, perm_inv, cw, contrib, dslot,
+                        board_valid, hands, strength, order_start, order_len, order, info,
+                        strat_trav, reach, value, inst_r, inst_s, cardsum)
+    cardsum = np.zeros(n_cards)
+    for i in range(top.shape[0] - 1, -1, -1):
+        _node_value(mode, trav, top[i], ntype, nplayer, nboard, child_start, child_count, children,
+                    edge_scale, edge_perm_start, edge_perm_count, perm_inv, cw, contrib, dslot,
+                    board_valid, hands, strength, order_start, order_len, order, info, strat_trav,
+                    reach, value, inst_r, inst_s, cardsum)
+    return value[0].sum()
 
 
 @njit(cache=True)
@@ -405,52 +436,76 @@ def last_sequences(ntype, nplayer, child_start, child_count, children, dslot, in
 
 
 @njit(cache=True)
-def payoff_entries(ntype, nboard, board_valid, hands, strength, cw, contrib, nplayer, last, n_card):
+def payoff_entries(term, group_start, ntype, nboard, board_valid, hands, strength, cw, contrib,
+                   nplayer, last, n_seq0, n_seq1):
     """COO entries (row = P1 sequence, col = P2 sequence, value = P1 payoff x chance) of the
-    sequence-form payoff matrix, one per terminal and compatible pair of valid hands."""
-    N = ntype.shape[0]
+    sequence-form payoff matrix. Terminals are grouped by betting history
+    (``term[group_start[g]:group_start[g+1]]``); each group's pairs of compatible valid hands
+    are summed into a dense block over the sequences that occur, so entries are emitted once
+    per (row, col) of the group rather than once per deal."""
     H, k = hands.shape
-    cnt = 0
-    for n in range(N):
-        if ntype[n] == FOLD or ntype[n] == SHOWDOWN:
-            b = nboard[n]
-            for h0 in range(H):
-                if board_valid[b, h0]:
-                    for h1 in range(H):
-                        if board_valid[b, h1]:
-                            cnt += 1
-    rows = np.empty(cnt, dtype=np.int64)
-    cols = np.empty(cnt, dtype=np.int64)
-    vals = np.empty(cnt)
+    map0 = np.full(n_seq0, -1, dtype=np.int64)
+    map1 = np.full(n_seq1, -1, dtype=np.int64)
+    out_r = np.empty(1024, dtype=np.int64)
+    out_c = np.empty(1024, dtype=np.int64)
+    out_v = np.empty(1024)
     m = 0
-    for n in range(N):
-        t = ntype[n]
-        if t != FOLD and t != SHOWDOWN:
-            continue
-        b = nboard[n]
-        for h0 in range(H):
-            if not board_valid[b, h0]:
-                continue
-            for h1 in range(H):
-                if not board_valid[b, h1]:
+    for g in range(group_start.shape[0] - 1):
+        rows = np.empty(0, dtype=np.int64)
+        seq0 = []
+        seq1 = []
+        for i in range(group_start[g], group_start[g + 1]):
+            n = term[i]
+            b = nboard[n]
+            for h in range(H):
+                if board_valid[b, h]:
+                    s0 = last[n, 0, h]
+                    if map0[s0] < 0:
+                        map0[s0] = len(seq0)
+                        seq0.append(s0)
+                    s1 = last[n, 1, h]
+                    if map1[s1] < 0:
+                        map1[s1] = len(seq1)
+                        seq1.append(s1)
+        block = np.zeros((len(seq0), len(seq1)))
+        for i in range(group_start[g], group_start[g + 1]):
+            n = term[i]
+            b = nboard[n]
+            fold = ntype[n] == FOLD
+            for h0 in range(H):
+                if not board_valid[b, h0]:
                     continue
-                clash = False
-                for i in range(k):
-                    for j in range(k):
-                        if hands[h0, i] == hands[h1, j]:
-                            clash = True
-                if clash:
-                    continue
-                if t == FOLD:
-                    u = -contrib[n, 0] if nplayer[n] == 0 else contrib[n, 1]
-                else:
-                    s0 = strength[b, h0]
-                    s1 = strength[b, h1]
-                    u = contrib[n, 1] if s0 > s1 else (-contrib[n, 0] if s0 < s1 else 0.0)
-                if u == 0.0:
-                    continue
-                rows[m] = last[n, 0, h0]
-                cols[m] = last[n, 1, h1]
-                vals[m] = cw[n] * u
-                m += 1
-    return rows[:m], cols[:m], vals[:m]
+                r0 = map0[last[n, 0, h0]]
+                for h1 in range(H):
+                    if not board_valid[b, h1]:
+                        continue
+                    clash = False
+                    for x in range(k):
+                        for y in range(k):
+                            if hands[h0, x] == hands[h1, y]:
+                                clash = True
+                    if clash:
+                        continue
+                    if fold:
+                        u = -contrib[n, 0] if nplayer[n] == 0 else contrib[n, 1]
+                    else:
+                        a0 = strength[b, h0]
+                        a1 = strength[b, h1]
+                        u = contrib[n, 1] if a0 > a1 else (-contrib[n, 0] if a0 < a1 else 0.0)
+                    block[r0, map1[last[n, 1, h1]]] += cw[n] * u
+        for i in range(len(seq0)):
+            for j in range(len(seq1)):
+                if block[i, j] != 0.0:
+                    if m == out_r.shape[0]:
+                        out_r = np.concatenate((out_r, np.empty(m, dtype=np.int64)))
+                        out_c = np.concatenate((out_c, np.empty(m, dtype=np.int64)))
+                        out_v = np.concatenate((out_v, np.empty(m)))
+                    out_r[m] = seq0[i]
+                    out_c[m] = seq1[j]
+                    out_v[m] = block[i, j]
+                    m += 1
+        for s in seq0:
+            map0[s] = -1
+        for s in seq1:
+            map1[s] = -1
+    return out_r[:m], out_c[:m], out_v[:m]

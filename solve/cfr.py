@@ -28,6 +28,30 @@ from solve.strategy import Strategy
 ALGORITHMS = {"cfr": K.ALG_CFR, "cfr+": K.ALG_CFRPLUS, "dcfr": K.ALG_DCFR}
 
 
+def subtree_segments(game: CompiledGame):
+    """(seg_lo, seg_hi, top): node ranges of the subtrees below the first chance nodes with
+    more than one child, and the remaining nodes; None if the game has no such chance node."""
+    N = len(game.ntype)
+    size = np.ones(N, dtype=np.int64)
+    for n in range(N - 1, -1, -1):
+        s, c = game.child_start[n], game.child_count[n]
+        size[n] += size[game.children[s:s + c]].sum()
+    chance = np.flatnonzero(game.ntype == 1)
+    if len(chance) == 0:
+        return None
+    depth_round = game.nround[chance].min()
+    lo = []
+    for n in chance[game.nround[chance] == depth_round]:
+        s, c = game.child_start[n], game.child_count[n]
+        lo.extend(game.children[s:s + c])
+    lo = np.array(sorted(lo), dtype=np.int64)
+    hi = lo + size[lo]
+    inside = np.zeros(N, dtype=bool)
+    for a, b in zip(lo, hi):
+        inside[a:b] = True
+    return lo, hi, np.flatnonzero(~inside).astype(np.int64)
+
+
 class CFRSolver:
     """CFR-family solver.
 
@@ -35,12 +59,13 @@ class CFRSolver:
         game: compiled (optionally abstracted) game.
         algorithm: "cfr", "cfr+" or "dcfr".
         alpha, beta, gamma: DCFR discount parameters.
+        parallel: run disjoint subtrees on several threads (real-game infosets only).
 
     Learned state: ``regrets_`` and ``average_`` (I, 3), ``iteration_``.
     """
 
     def __init__(self, game: CompiledGame, algorithm: str = "cfr+", alpha: float = 1.5,
-                 beta: float = 0.0, gamma: float = 2.0):
+                 beta: float = 0.0, gamma: float = 2.0, parallel: bool = True):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm must be one of {sorted(ALGORITHMS)}, got {algorithm!r}")
         self.game = game
@@ -56,6 +81,8 @@ class CFRSolver:
         self._strat = np.zeros((D, 3, H))
         self._reach = np.zeros((len(game.ntype), 2, H))
         self._value = np.zeros((len(game.ntype), H))
+        # subtrees below the first public card are independent when infosets do not span them
+        self._segments = subtree_segments(game) if (parallel and game.abstraction is None) else None
 
     def iterate(self, iterations: int = 1) -> "CFRSolver":
         """Run ``iterations`` more iterations (each updates player 1, then player 2)."""
@@ -67,16 +94,22 @@ class CFRSolver:
                 K.regret_matching(g.info, self.regrets_, g.dnode, g.child_count, self._strat)
                 K.forward(g.ntype, g.nplayer, g.nboard, g.child_start, g.child_count, g.children,
                           g.dslot, g.board_valid, self._strat, self._strat, self._reach)
-                K.backward(K.MODE_CFR, trav, g.ntype, g.nplayer, g.nboard, g.child_start,
-                           g.child_count, g.children, g.edge_scale, g.edge_perm_start,
-                           g.edge_perm_count, g.perm_inv, g.cw, g.contrib, g.dslot, g.board_valid,
-                           g.hands, g.strength, g.order_start, g.order_len, g.order, g.info,
-                           self._strat, self._reach, self._value, self._inst_r, self._inst_s,
-                           g.rules.n_cards)
+                self._backward(trav)
                 K.apply_update(alg, trav, float(t), self.alpha, self.beta, self.gamma, g.info_player,
                                g.info_nact, self.regrets_, self.average_, self._inst_r, self._inst_s)
             self.iteration_ = t
         return self
+
+    def _backward(self, trav: int) -> None:
+        g = self.game
+        args = (g.ntype, g.nplayer, g.nboard, g.child_start, g.child_count, g.children, g.edge_scale,
+                g.edge_perm_start, g.edge_perm_count, g.perm_inv, g.cw, g.contrib, g.dslot,
+                g.board_valid, g.hands, g.strength, g.order_start, g.order_len, g.order, g.info,
+                self._strat, self._reach, self._value, self._inst_r, self._inst_s, g.rules.n_cards)
+        if self._segments is not None:
+            K.backward_parallel(K.MODE_CFR, trav, *self._segments, *args)
+        else:
+            K.backward(K.MODE_CFR, trav, *args)
 
     def average_strategy(self) -> Strategy:
         return Strategy.from_weights(self.game, self.average_)

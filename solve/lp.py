@@ -34,9 +34,15 @@ def sequence_form(game: CompiledGame):
                           game.dslot, game.info, seq_offset, last, parent)
     if not ok:
         raise ValueError("the abstraction does not have perfect recall; no sequence form")
-    rows, cols, vals = K.payoff_entries(game.ntype, game.nboard, game.board_valid, game.hands,
-                                        game.strength, game.cw, game.contrib, game.nplayer, last,
-                                        game.rules.n_cards)
+    term = np.flatnonzero(game.ntype >= K.FOLD)
+    hist = np.array(game.history, dtype=object)[term]
+    _, group = np.unique(hist, return_inverse=True)
+    srt = np.argsort(group, kind="stable")
+    term = term[srt].astype(np.int64)
+    group_start = np.searchsorted(group[srt], np.arange(group.max() + 2)).astype(np.int64)
+    rows, cols, vals = K.payoff_entries(term, group_start, game.ntype, game.nboard, game.board_valid,
+                                        game.hands, game.strength, game.cw, game.contrib,
+                                        game.nplayer, last, n_seq[0], n_seq[1])
     A = sp.coo_matrix((vals, (rows, cols)), shape=(n_seq[0], n_seq[1])).tocsr()
     cons = []
     for p in (0, 1):

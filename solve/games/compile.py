@@ -84,8 +84,9 @@ class CompiledGame:
     info_player: np.ndarray      # (I,) int8
     info_nact: np.ndarray        # (I,) int8
     info_round: np.ndarray       # (I,) int8
-    info_label: list             # (I,) str: private cards (+board) or bucket sequence
-    info_history: list           # (I,) str betting history
+    info_d: np.ndarray           # (I,) int32 a decision index where the infoset occurs
+    info_hand: np.ndarray        # (I,) int32 representative hand (real game) or -1 (abstract)
+    bucket_labels: list | None   # (I,) bucket sequence strings "3.17.101" (abstract game)
     canon: dict = field(repr=False, default_factory=dict)  # (board id, outcome) -> (child board, suit perm)
 
     @property
@@ -96,8 +97,19 @@ class CompiledGame:
     def n_infosets(self) -> int:
         return len(self.info_player)
 
-    def root_value_scale(self) -> float:
-        return 1.0
+    def infoset_histories(self) -> np.ndarray:
+        """(I,) object array of betting histories."""
+        hist = np.array(self.history, dtype=object)
+        return hist[self.dnode[self.info_d]]
+
+    def infoset_labels(self) -> np.ndarray:
+        """(I,) object array: "Ks|Qh2c" (private | canonical public cards) or bucket sequence."""
+        if self.bucket_labels is not None:
+            return np.array(self.bucket_labels, dtype=object)
+        hs = np.array([self.hand_str(h) for h in range(self.n_hands)], dtype=object)
+        bs = np.array([("|" + self.board_str(b)) if self.board_cards[b] else ""
+                       for b in range(len(self.board_cards))], dtype=object)
+        return hs[self.info_hand] + bs[self.nboard[self.dnode[self.info_d]]]
 
     def hand_str(self, h: int) -> str:
         return "".join(self.rules.card_str(c) for c in self.hands[h])
@@ -322,8 +334,8 @@ def compile_game(rules: LimitPokerRules, abstraction: CardAbstraction | None = N
     final_boards = np.unique(nboard[ntype == SHOWDOWN])
     for bi in final_boards:
         flat = np.array([c for o in b.board_cards[bi] for c in o], dtype=np.int64)
-        strength[bi] = rank_fn(hands.astype(np.int64), flat, rules.n_suits)
         valid = np.flatnonzero(board_valid[bi])
+        strength[bi, valid] = rank_fn(hands[valid].astype(np.int64), flat, rules.n_suits)
         o = valid[np.argsort(strength[bi, valid], kind="stable")].astype(np.int32)
         order_start[bi] = pos
         order_len[bi] = len(o)
@@ -348,17 +360,17 @@ def compile_game(rules: LimitPokerRules, abstraction: CardAbstraction | None = N
         info = np.full((D, H), -1, dtype=np.int32)
         info[dd, hh] = inv.astype(np.int32)
         d_u, h_u = dd[first], rep[nboard[dnode[dd[first]]], hh[first]]
-        info_label = _LazyLabels(rules, b.hands, b.board_cards, nboard[dnode[d_u]], h_u)
-        info_history = _LazyHistory(hist_arr, dnode[d_u])
+        info_d, info_hand, labels = d_u.astype(np.int32), h_u.astype(np.int32), None
         info_player = nplayer[dnode[d_u]]
         info_round = nround[dnode[d_u]]
         nact = child_count[dnode[d_u]].astype(np.int8)
         name = None
     else:
-        info, info_player, info_round, nact, info_label, info_history = _abstract_infosets(
+        info, info_player, info_round, nact, labels, info_d = _abstract_infosets(
             rules, abstraction, b, hands, board_valid, dnode, nboard, nround, nplayer, child_count,
             hist_arr, suit_isomorphism)
         name = abstraction.name
+        info_hand = np.full(len(info_d), -1, dtype=np.int32)
 
     g = CompiledGame(
         rules=rules, abstraction=name, hands=hands, board_cards=b.board_cards, board_valid=board_valid,
@@ -368,111 +380,73 @@ def compile_game(rules: LimitPokerRules, abstraction: CardAbstraction | None = N
         cw=np.array(b.cw), contrib=np.array(b.contrib, dtype=np.int64), history=hist_arr, dslot=dslot,
         dnode=dnode, strength=strength, order_start=order_start, order_len=order_len, order=order,
         info=info, info_player=np.asarray(info_player, np.int8), info_nact=np.asarray(nact, np.int8),
-        info_round=np.asarray(info_round, np.int8), info_label=info_label, info_history=info_history,
+        info_round=np.asarray(info_round, np.int8), info_d=np.asarray(info_d, np.int32),
+        info_hand=info_hand, bucket_labels=labels,
         canon=b.canon)
     g._hand_index = b.hand_index
     g._node_index = {(hist_arr[dnode[d]], int(nboard[dnode[d]])): d for d in range(D)}
     return g
 
 
-class _LazyLabels:
-    """Infoset labels ("Ks|Qh2c": private cards | public cards), built on access."""
-
-    def __init__(self, rules, hands, board_cards, boards, hand_idx):
-        self.rules, self.hands, self.board_cards = rules, hands, board_cards
-        self.boards, self.hand_idx = boards, hand_idx
-
-    def __len__(self) -> int:
-        return len(self.boards)
-
-    def __getitem__(self, i: int) -> str:
-        r = self.rules
-        hs = "".join(r.card_str(c) for c in self.hands[int(self.hand_idx[i])])
-        bs = "".join(r.card_str(c) for o in self.board_cards[int(self.boards[i])] for c in o)
-        return hs + ("|" + bs if bs else "")
-
-
-class _LazyHistory:
-    def __init__(self, hist, nodes):
-        self.hist, self.nodes = hist, nodes
-
-    def __len__(self) -> int:
-        return len(self.nodes)
-
-    def __getitem__(self, i: int) -> str:
-        return self.hist[int(self.nodes[i])]
-
-
 def _abstract_infosets(rules, abstraction, b, hands, board_valid, dnode, nboard, nround, nplayer,
                        child_count, hist_arr, iso):
     """Infosets = (betting history, bucket sequence), numbered densely over valid hands."""
     S = rules.n_suits
-    codes: dict = {}  # (round, board) -> (H,) int64 bucket-sequence code
-    seqs: dict = {}   # code -> tuple of buckets
+    H = len(hands)
+    codes: dict = {}     # (round, board) -> (H,) int64 bucket-sequence id (-1: hand blocked)
+    seq_ids: dict = {}   # bucket sequence tuple -> id
+    seq_list: list = []
 
     def flat(bi):
         return np.array([c for o in b.board_cards[bi] for c in o], dtype=np.int64)
 
-    def parent_board(bi, rnd):
-        # board seen in round rnd: the first (rounds with public cards up to rnd) outcomes
+    def board_at(bi, rnd):
         n_out = sum(1 for r in range(rnd + 1) if rules.public_cards[r] > 0)
         return b.board_index[b.board_cards[bi][:n_out]]
 
-    def code_of(rnd, bi):
-        key = (rnd, bi)
-        if key in codes:
-            return codes[key]
-        bk = np.asarray(abstraction.bucket(rnd, hands, flat(bi)), dtype=np.int64)
-        if bk.shape != (len(hands),):
+    def buckets(rnd, bi):
+        valid = np.flatnonzero(board_valid[bi])
+        board = flat(bi)
+        bk = np.asarray(abstraction.bucket(rnd, hands[valid], board), dtype=np.int64)
+        if bk.shape != (len(valid),):
             raise ValueError(f"abstraction {abstraction.name!r} returned shape {bk.shape} for round {rnd}")
         if iso:
-            for g in b.board_stab[0]:
-                ph = np.array([[_perm_card(c, g, S) for c in h] for h in b.hands])
-                pb = np.array([_perm_card(int(c), g, S) for c in flat(bi)], dtype=np.int64)
-                got = np.asarray(abstraction.bucket(rnd, np.sort(ph, axis=1), pb))
-                v = board_valid[bi]
-                if not np.array_equal(got[v], bk[v]):
+            for g in b.all_perms[1:]:
+                ph = np.sort(np.vectorize(lambda c: _perm_card(int(c), g, S))(hands[valid]), axis=1)
+                pb = np.array([_perm_card(int(c), g, S) for c in board], dtype=np.int64)
+                if not np.array_equal(np.asarray(abstraction.bucket(rnd, ph, pb)), bk):
                     raise ValueError(f"abstraction {abstraction.name!r} is not suit-invariant; "
                                      "compile with suit_isomorphism=False")
-                break_after_identity = False  # check every permutation
-        if rnd == 0:
-            prev = np.zeros(len(hands), dtype=np.int64)
-            prev_seq = [()] * len(hands)
-        else:
-            prev = code_of(rnd - 1, parent_board(bi, rnd - 1))
-            prev_seq = None
-        out = np.empty(len(hands), dtype=np.int64)
-        for h in range(len(hands)):
-            ps = seqs.get(int(prev[h]), ()) if rnd > 0 else ()
-            s = ps + (int(bk[h]),)
-            c = hash(s)
-            seqs[c] = s
-            out[h] = c
-        codes[key] = out
+        out = np.full(H, -1, dtype=np.int64)
+        out[valid] = bk
         return out
 
-    D, H = len(dnode), len(hands)
-    hist_ids: dict = {}
-    keys = np.empty((D, H), dtype=object)
-    rows_d, rows_h, rows_key = [], [], []
-    key_index: dict = {}
+    def code_of(rnd, bi):
+        key = (rnd, bi)
+        if key not in codes:
+            bk = buckets(rnd, bi)
+            prev = code_of(rnd - 1, board_at(bi, rnd - 1)) if rnd > 0 else np.zeros(H, np.int64)
+            out = np.full(H, -1, dtype=np.int64)
+            for h in np.flatnonzero(bk >= 0):
+                seq = (seq_list[prev[h]] if rnd > 0 else ()) + (int(bk[h]),)
+                if seq not in seq_ids:
+                    seq_ids[seq] = len(seq_list)
+                    seq_list.append(seq)
+                out[h] = seq_ids[seq]
+            codes[key] = out
+        return codes[key]
+
+    D = len(dnode)
+    hist_id: dict = {}
+    hid = np.array([hist_id.setdefault(hist_arr[n], len(hist_id)) for n in dnode], dtype=np.int64)
+    cs = np.stack([code_of(int(nround[n]), int(nboard[n])) for n in dnode])  # (D, H)
+    dd, hh = np.nonzero(cs >= 0)
+    keys = hid[dd] * (len(seq_list) + 1) + cs[dd, hh]
+    uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
     info = np.full((D, H), -1, dtype=np.int32)
-    info_player, info_round, nact, labels, hists = [], [], [], [], []
-    for d in range(D):
-        n = dnode[d]
-        rnd = int(nround[n])
-        cs = code_of(rnd, int(nboard[n]))
-        hist = hist_arr[n]
-        valid = board_valid[nboard[n]]
-        for h in np.flatnonzero(valid):
-            key = (hist, int(cs[h]))
-            I = key_index.get(key)
-            if I is None:
-                I = len(key_index)
-                key_index[key] = I
-                info_player.append(nplayer[n]); info_round.append(rnd); nact.append(child_count[n])
-                labels.append(".".join(str(x) for x in seqs[int(cs[h])]))
-                hists.append(hist)
-            info[d, h] = I
-    return (info, np.array(info_player, np.int8), np.array(info_round, np.int8), np.array(nact, np.int8),
-            labels, hists)
+    info[dd, hh] = inv.astype(np.int32)
+    d_u = dd[first]
+    labels = [".".join(str(x) for x in seq_list[c]) for c in cs[d_u, hh[first]]]
+    n_u = dnode[d_u]
+    return (info, nplayer[n_u], nround[n_u], child_count[n_u].astype(np.int8), labels,
+            d_u.astype(np.int32))

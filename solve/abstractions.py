@@ -1,0 +1,86 @@
+"""Card abstractions for the solver: how a bucketing enters a compiled game.
+
+A card abstraction maps each player's private information in each round (private cards
+and the public cards seen so far) to a bucket; the abstracted game's information sets are
+(bucket sequence, betting history). Pass any object with ``name`` and
+``bucket(round, hands (H, k), board (m,)) -> (H,)`` to
+:func:`solve.games.compile.compile_game`, e.g. a :class:`FunctionAbstraction`, or load one
+built by ``abstraction/`` (``<data_dir>/abstractions/<name>/round<r>.parquet``, schema
+``schema.abstraction.BUCKETS_SCHEMA``) with :func:`load_abstraction`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from schema.errors import UserError
+
+
+class FunctionAbstraction:
+    """Abstraction from a function ``fn(round, hands, board) -> buckets``."""
+
+    def __init__(self, name: str, fn: Callable[[int, np.ndarray, np.ndarray], np.ndarray]):
+        self.name = name
+        self._fn = fn
+
+    def bucket(self, round: int, hands: np.ndarray, board: np.ndarray) -> np.ndarray:
+        return np.asarray(self._fn(round, hands, board), dtype=np.int64)
+
+
+class RhodeIslandTableAbstraction:
+    """Rhode Island Hold'em buckets per canonical hand (rows of ``etl.rhode_island.hand_tree``).
+
+    ``round_buckets[r][i]`` is the bucket of canonical round-r hand ``i``; suit-invariant by
+    construction."""
+
+    def __init__(self, name: str, round_buckets: list[np.ndarray]):
+        if len(round_buckets) != 3:
+            raise ValueError("Rhode Island abstractions need buckets for 3 rounds")
+        self.name = name
+        self.round_buckets = [np.asarray(b, dtype=np.int64) for b in round_buckets]
+
+    def bucket(self, round: int, hands: np.ndarray, board: np.ndarray) -> np.ndarray:
+        from etl.rhode_island import hand_tree
+
+        cards = np.column_stack([hands[:, 0]] + [np.full(len(hands), c) for c in board[:round]])
+        return self.round_buckets[round][hand_tree()[round].index_of(cards)]
+
+    @property
+    def n_buckets(self) -> tuple[int, ...]:
+        return tuple(int(b.max()) + 1 for b in self.round_buckets)
+
+
+def load_abstraction(name: str, game: str, data_dir: str | Path) -> RhodeIslandTableAbstraction:
+    """Load abstraction ``name`` written by ``abstraction/`` for ``game``.
+
+    Raises:
+        UserError: if it is missing, for another game, or its files are incomplete.
+    """
+    from schema.catalog import session_scope
+    from schema.catalog_abstraction import Abstraction
+
+    with session_scope(data_dir) as s:
+        row = s.get(Abstraction, name)
+        if row is None:
+            raise UserError(f"no abstraction named {name!r} in {data_dir}")
+        row_game, path = row.game, row.path
+    if row_game != game:
+        raise UserError(f"abstraction {name!r} is for {row_game}, not {game}")
+    if game != "rhode-island":
+        raise UserError(f"abstractions are supported for rhode-island only, not {game}")
+    folder = Path(path) if Path(path).is_absolute() else Path(data_dir) / "abstractions" / name
+    rounds = []
+    for r in range(3):
+        f = folder / f"round{r}.parquet"
+        if not f.exists():
+            raise UserError(f"abstraction {name!r} is missing {f.name}")
+        t = pq.read_table(f, columns=["hand", "bucket"])
+        hand = t.column("hand").to_numpy()
+        b = np.empty(len(hand), dtype=np.int64)
+        b[hand] = t.column("bucket").to_numpy()
+        rounds.append(b)
+    return RhodeIslandTableAbstraction(name, rounds)

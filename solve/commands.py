@@ -1,0 +1,226 @@
+"""CLI: ``solve`` (equilibrium of a game, stored as a strategy table) and ``evaluate``.
+
+    python cli.py solve --game leduc --algorithm cfr+ --target-exploitability 1e-3
+    python cli.py solve --game rhode-island --abstraction ri-13-25-125 --algorithm lp
+    python cli.py evaluate leduc-full-cfr+
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import re
+import time
+from pathlib import Path
+
+from schema.errors import UserError
+from schema.paths import data_dir as resolve_data_dir
+
+GAMES = ("kuhn", "kuhn3", "leduc", "rhode-island")
+ALGORITHMS = ("lp", "cfr", "cfr+", "dcfr")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("solve", help="solve a poker game; store the strategy table",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--game", required=True, help=f"one of {', '.join(GAMES)}")
+    p.add_argument("--abstraction", default=None, help="card abstraction name (rhode-island)")
+    p.add_argument("--algorithm", default="cfr+", help=f"one of {', '.join(ALGORITHMS)} (default cfr+)")
+    p.add_argument("--iterations", type=int, default=None,
+                   help="iterations (CFR family; default 1000 unless a target or time limit is given)")
+    p.add_argument("--target-exploitability", type=float, default=None,
+                   help="stop once exploitability (chips; in the abstract game if abstracted) is below")
+    p.add_argument("--time-limit", type=float, default=None, help="stop after this many seconds")
+    p.add_argument("--check-every", type=int, default=None,
+                   help="iterations between exploitability checks and checkpoints (default 10 for "
+                        "rhode-island, 50 otherwise)")
+    p.add_argument("--name", default=None, help="strategy name (default GAME-ABSTRACTION-ALGORITHM)")
+    p.add_argument("--resume", action="store_true", help="continue from the run's checkpoint")
+    p.set_defaults(func=run_solve)
+
+    e = subparsers.add_parser("evaluate", help="exploitability and value of a stored strategy")
+    e.add_argument("strategy", help="strategy name (as given to solve) or path to strategy.parquet")
+    e.set_defaults(func=run_evaluate)
+
+
+def _compile(game: str, abstraction: str | None, data_dir: Path):
+    from solve.games.compile import compile_game
+    from solve.games.rules import GAMES as RULES
+
+    ab = None
+    if abstraction is not None:
+        from solve.abstractions import load_abstraction
+
+        ab = load_abstraction(abstraction, game, data_dir)
+    return compile_game(RULES[game](), ab)
+
+
+def run_solve(args) -> int:
+    from tqdm import tqdm
+
+    from solve import kuhn3
+    from solve.cfr import CFRSolver
+    from solve.evaluate import expected_value, exploitability
+    from solve.lp import solve_lp
+    from solve.table import strategy_path
+
+    if args.game not in GAMES:
+        raise UserError(f"unknown game {args.game!r}; choose from {', '.join(GAMES)}")
+    if args.algorithm not in ALGORITHMS:
+        raise UserError(f"unknown algorithm {args.algorithm!r}; choose from {', '.join(ALGORITHMS)}")
+    for flag in ("iterations", "check_every"):
+        v = getattr(args, flag)
+        if v is not None and v < 1:
+            raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
+    if args.time_limit is not None and args.time_limit <= 0:
+        raise UserError("--time-limit must be positive")
+    if args.target_exploitability is not None and args.target_exploitability <= 0:
+        raise UserError("--target-exploitability must be positive")
+    if args.abstraction is not None and args.game != "rhode-island":
+        raise UserError(f"--abstraction is supported for rhode-island only, not {args.game}")
+    name = args.name or f"{args.game}-{args.abstraction or 'full'}-{args.algorithm}"
+    if not _NAME.match(name):
+        raise UserError(f"strategy name {name!r} must be letters, digits, '_', '.', '+', '-'")
+    ddir = resolve_data_dir()
+
+    if args.game == "kuhn3":
+        if args.algorithm not in ("cfr", "cfr+", "dcfr"):
+            raise UserError("kuhn3 (3 players) is solved with cfr, cfr+ or dcfr, not lp")
+        return kuhn3.solve_command(args, name, ddir)
+
+    t0 = time.time()
+    game = _compile(args.game, args.abstraction, ddir)
+    abstract = game.abstraction is not None
+    ckpt = strategy_path(ddir, name).with_name("checkpoint.npz")
+    if args.algorithm == "lp":
+        if args.resume:
+            raise UserError("--resume applies to cfr, cfr+ and dcfr")
+        strategy, _ = solve_lp(game)
+        iterations = 0
+    else:
+        solver = CFRSolver(game, args.algorithm)
+        if args.resume:
+            if not ckpt.exists():
+                raise UserError(f"no checkpoint to resume for {name!r} ({ckpt})")
+            try:
+                solver.load(ckpt)
+            except (ValueError, KeyError, OSError) as exc:
+                raise UserError(f"cannot resume {name!r}: {exc}") from None
+        default_iters = 1000 if args.target_exploitability is None and args.time_limit is None else None
+        total = args.iterations if args.iterations is not None else default_iters
+        every = args.check_every or (10 if args.game == "rhode-island" else 50)
+        bar = tqdm(total=total, initial=solver.iteration_ if total else 0, unit="it",
+                   desc=f"{args.algorithm} {args.game}")
+        start_it = solver.iteration_
+        try:
+            while True:
+                done = solver.iteration_ - start_it
+                step = every if total is None else min(every, total - solver.iteration_)
+                if step <= 0:
+                    break
+                solver.iterate(step)
+                bar.update(step)
+                solver.save(ckpt)
+                expl = exploitability(game, solver.average_strategy(), abstract=abstract)
+                bar.set_postfix(exploitability=f"{expl:.4g}")
+                if args.target_exploitability is not None and expl < args.target_exploitability:
+                    break
+                if args.time_limit is not None and time.time() - t0 >= args.time_limit:
+                    break
+                del done
+        finally:
+            bar.close()
+        strategy = solver.average_strategy()
+        iterations = solver.iteration_
+    real_expl = exploitability(game, strategy)
+    abs_expl = exploitability(game, strategy, abstract=True) if abstract else None
+    value = expected_value(game, strategy)
+    wall = time.time() - t0
+    path, digest = _store(ddir, name, strategy, args.game, game.abstraction, args.algorithm,
+                          iterations, wall, real_expl, abs_expl, value)
+    print(f"{name}: game={args.game} abstraction={game.abstraction or '-'} algorithm={args.algorithm} "
+          f"iterations={iterations} wall={wall:.1f}s value={value:.6g} exploitability={real_expl:.6g}"
+          + (f" abstract_exploitability={abs_expl:.6g}" if abs_expl is not None else "")
+          + f"\n{path}")
+    return 0
+
+
+def _store(ddir, name, strategy, game, abstraction, algorithm, iterations, wall, expl, abs_expl, value):
+    from schema.catalog import session_scope
+    from schema.catalog_solve import SolveRun
+    from solve.table import write_strategy
+
+    path, digest = write_strategy(ddir, name, strategy)
+    with session_scope(ddir) as s:
+        s.merge(SolveRun(name=name, game=game, abstraction=abstraction, algorithm=algorithm,
+                         iterations=int(iterations), wall_seconds=float(wall),
+                         exploitability=None if expl is None else float(expl),
+                         abstract_exploitability=None if abs_expl is None else float(abs_expl),
+                         value=float(value), path=str(path), sha256=digest,
+                         created=dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)))
+    try:
+        from queries.views import create_views  # loads queries/*.sql, incl. strategies.sql
+    except ImportError:
+        create_views = None
+    if create_views is not None:
+        create_views(ddir)
+    return path, digest
+
+
+def _store_kuhn3(ddir, name, table, algorithm, iterations, wall, nash_conv, value):
+    """Write a 3-player Kuhn table and catalog row (exploitability column holds NashConv)."""
+    from schema.catalog import session_scope
+    from schema.catalog_solve import SolveRun
+    from schema.storage import atomic_write_parquet
+    from solve.table import strategy_path
+
+    path = strategy_path(ddir, name)
+    digest = atomic_write_parquet(table, path)
+    with session_scope(ddir) as s:
+        s.merge(SolveRun(name=name, game="kuhn3", abstraction=None, algorithm=algorithm,
+                         iterations=int(iterations), wall_seconds=float(wall),
+                         exploitability=float(nash_conv), abstract_exploitability=None,
+                         value=float(value), path=str(path), sha256=digest,
+                         created=dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)))
+    return path
+
+
+def run_evaluate(args) -> int:
+    import pyarrow.parquet as pq
+
+    from solve import kuhn3
+    from solve.evaluate import expected_value, exploitability
+    from solve.table import read_strategy, strategy_path
+
+    ddir = resolve_data_dir()
+    path = Path(args.strategy)
+    if not (path.suffix == ".parquet" and path.exists()):
+        if not _NAME.match(args.strategy):
+            raise UserError(f"no strategy {args.strategy!r}")
+        path = strategy_path(ddir, args.strategy)
+    if not path.exists():
+        raise UserError(f"no strategy {args.strategy!r} (looked for {path})")
+    try:
+        head = pq.read_table(path, columns=["game", "abstraction"]).slice(0, 1).to_pylist()
+    except Exception as exc:  # damaged or foreign file
+        raise UserError(f"cannot read strategy table {path}: {exc}") from None
+    if not head:
+        raise UserError(f"strategy table {path} is empty")
+    game_name, abstraction = head[0]["game"], head[0]["abstraction"]
+    if game_name == "kuhn3":
+        return kuhn3.evaluate_command(path)
+    if game_name not in GAMES:
+        raise UserError(f"strategy {path} is for unknown game {game_name!r}")
+    game = _compile(game_name, abstraction, ddir)
+    try:
+        strategy = read_strategy(path, game)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    expl = exploitability(game, strategy)
+    line = (f"game={game_name} abstraction={abstraction or '-'} value={expected_value(game, strategy):.9g} "
+            f"exploitability={expl:.9g}")
+    if abstraction:
+        line += f" abstract_exploitability={exploitability(game, strategy, abstract=True):.9g}"
+    print(line)
+    return 0

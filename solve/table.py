@@ -1,0 +1,92 @@
+"""Strategy tables: a solved profile as Parquet rows, one per (information set, action).
+
+Schema in :mod:`schema.strategy`; files at ``<data_dir>/strategies/<name>/strategy.parquet``
+(written atomically), read in DuckDB through the ``strategies`` view
+(``queries/strategies.sql``). Rows are in infoset order, actions in tree order, so reading
+back into a compiled game is a column comparison plus a reshape.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from schema.storage import atomic_write_parquet
+from schema.strategy import STRATEGY_SCHEMA
+from solve.games.compile import ACTION_NAMES, CompiledGame
+from solve.strategy import Strategy
+
+STRATEGIES_DIR = "strategies"
+TABLE_FILE = "strategy.parquet"
+
+
+def strategy_path(data_dir: Path, name: str) -> Path:
+    return Path(data_dir) / STRATEGIES_DIR / name / TABLE_FILE
+
+
+def _rows(game: CompiledGame):
+    nact = game.info_nact.astype(np.int64)
+    inf = np.repeat(np.arange(game.n_infosets), nact)
+    a = np.arange(len(inf)) - np.repeat(np.cumsum(nact) - nact, nact)
+    node = game.dnode[game.info_d[inf]]
+    codes = game.child_action[game.child_start[node] + a]
+    return inf, a, np.array(ACTION_NAMES, dtype=object)[codes]
+
+
+def to_table(name: str, strategy: Strategy) -> pa.Table:
+    """Arrow table (STRATEGY_SCHEMA) of ``strategy`` under run name ``name``."""
+    g = strategy.game
+    inf, a, actions = _rows(g)
+    n = len(inf)
+
+    def dict_col(values, repeat=None):
+        return pa.array(values if repeat is None else [values] * n, pa.string()).dictionary_encode()
+
+    cols = {
+        "strategy": pa.DictionaryArray.from_arrays(np.zeros(n, np.int32), pa.array([name])),
+        "game": pa.DictionaryArray.from_arrays(np.zeros(n, np.int32), pa.array([g.rules.name])),
+        "abstraction": (pa.DictionaryArray.from_arrays(np.zeros(n, np.int32), pa.array([g.abstraction]))
+                        if g.abstraction else pa.nulls(n, STRATEGY_SCHEMA.field("abstraction").type)),
+        "round": pa.array(g.info_round[inf], pa.int8()),
+        "player": pa.array(g.info_player[inf], pa.int8()),
+        "cards": pa.array(g.infoset_labels()[inf], pa.string()),
+        "history": dict_col(g.infoset_histories()[inf]),
+        "action": dict_col(actions),
+        "probability": pa.array(strategy.probs[inf, a], pa.float64()),
+    }
+    cols = {k: (v.cast(STRATEGY_SCHEMA.field(k).type) if v.type != STRATEGY_SCHEMA.field(k).type else v)
+            for k, v in cols.items()}
+    return pa.Table.from_pydict(cols, schema=STRATEGY_SCHEMA)
+
+
+def write_strategy(data_dir: Path, name: str, strategy: Strategy) -> tuple[Path, str]:
+    """Write the table; returns (path, sha256)."""
+    path = strategy_path(data_dir, name)
+    digest = atomic_write_parquet(to_table(name, strategy), path)
+    return path, digest
+
+
+def read_strategy(path: str | Path, game: CompiledGame) -> Strategy:
+    """Load a strategy table into ``game`` (compiled with the table's game and abstraction).
+
+    Raises:
+        ValueError: if the table belongs to another game or abstraction.
+    """
+    t = pq.read_table(path)
+    games = set(t.column("game").to_pylist()[:1])
+    if games != {game.rules.name}:
+        raise ValueError(f"strategy is for game {sorted(games)}, not {game.rules.name!r}")
+    inf, a, actions = _rows(game)
+    if (t.num_rows != len(inf)
+            or not np.array_equal(t.column("action").to_numpy(zero_copy_only=False).astype(object), actions)
+            or not np.array_equal(t.column("history").to_numpy(zero_copy_only=False).astype(object),
+                                  game.infoset_histories()[inf])
+            or not np.array_equal(t.column("cards").to_numpy(zero_copy_only=False).astype(object),
+                                  game.infoset_labels()[inf])):
+        raise ValueError("strategy table does not match the compiled game (other abstraction or version)")
+    probs = np.zeros((game.n_infosets, 3))
+    probs[inf, a] = t.column("probability").to_numpy()
+    return Strategy(game, probs)
