@@ -1,6 +1,6 @@
 """Benchmark: 7-card evaluator throughput vs eval7, and the handval table build + Parquet write.
 
-Usage: python bench/bench_evaluator.py [--hands 2000000] [--seed 0] [--out DIR]
+Usage: python bench/bench_evaluator.py [--hands 2000000] [--seed 0] [--workers 2] [--out DIR]
 
 Prints one line per figure (for BENCHMARKS.md). The eval7 side is given its best case: the
 Card objects of every hand are built before timing, so only ``eval7.evaluate`` calls are timed.
@@ -9,21 +9,25 @@ Card objects of every hand are built before timing, so only ``eval7.evaluate`` c
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import resource
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numba
 import numpy as np
+import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from etl._eval_kernels import evaluate_rows, evaluate_rows_serial  # noqa: E402
 from etl.evaluator import CARD_KEY, CARD_MASK, value_of_state7  # noqa: E402
 from etl.handval import N_HANDS, build_handval, compute, partition_keys  # noqa: E402
+from schema.equity import HANDVAL_PARQUET_OPTIONS  # noqa: E402
 from schema.storage import atomic_write_parquet  # noqa: E402
 
 
@@ -51,6 +55,20 @@ def _river_style(boards: np.ndarray) -> int:
     return total
 
 
+def write_partition(key: str, root: Path, delta: bool) -> tuple[float, int, float]:
+    """Compute and write one handval partition: (compute seconds, file bytes, peak RSS GiB)."""
+    t = time.perf_counter()
+    table = compute(key, root)
+    tc = time.perf_counter() - t
+    path = root / "tables" / "handval" / f"part-{key}.parquet"
+    if delta:  # written the way atomic_write_parquet would, with handval's encodings
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(table, path, compression="zstd", **HANDVAL_PARQUET_OPTIONS)
+    else:
+        atomic_write_parquet(table, path)
+    return tc, path.stat().st_size, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
 def best_of(f, repeat: int = 3) -> float:
     times = []
     for _ in range(repeat):
@@ -64,10 +82,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hands", type=int, default=2_000_000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=2, help="processes for the Parquet build")
     ap.add_argument("--out", type=Path, default=None, help="Parquet dir (default: a temp dir)")
     args = ap.parse_args()
     if args.hands < 1000:
         ap.error("--hands must be at least 1000")
+    if args.workers < 1:
+        ap.error("--workers must be at least 1")
 
     import eval7
 
@@ -106,23 +127,32 @@ def main() -> int:
     print(f"handval array (build_handval) : {tb:.3f} s for {N_HANDS:,} hands "
           f"({N_HANDS / tb / 1e6:.0f} M hands/s)")
 
-    with tempfile.TemporaryDirectory(prefix="bench-handval-") as tmp:
-        root = args.out or Path(tmp)
-        t = time.perf_counter()
-        t_compute = 0.0
-        size = 0
-        for key in partition_keys():
-            tc = time.perf_counter()
-            table = compute(key, root)
-            t_compute += time.perf_counter() - tc
-            path = root / "tables" / "handval" / f"part-{key}.parquet"
-            atomic_write_parquet(table, path)
-            size += path.stat().st_size
-        tw = time.perf_counter() - t
-    print(f"handval table, 16 partitions computed + written (zstd): {tw:.2f} s wall "
-          f"(compute {t_compute:.2f} s, write {tw - t_compute:.2f} s), {size / 2**20:.0f} MiB")
+    worker_peak = 0.0
+    for workers in (1, args.workers):
+        for delta in (False, True):
+            with tempfile.TemporaryDirectory(prefix="bench-handval-") as tmp:
+                root = args.out or Path(tmp)
+                t = time.perf_counter()
+                if workers == 1:
+                    res = [write_partition(key, root, delta) for key in partition_keys()]
+                else:
+                    ctx = multiprocessing.get_context("spawn")
+                    with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+                        res = list(pool.map(write_partition, partition_keys(),
+                                            [root] * 16, [delta] * 16))
+                tw = time.perf_counter() - t
+            t_compute = sum(r[0] for r in res)
+            size = sum(r[1] for r in res)
+            worker_peak = max(worker_peak, max(r[2] for r in res))
+            how = "idx delta-encoded (HANDVAL_PARQUET_OPTIONS)" if delta else \
+                "atomic_write_parquet defaults"
+            print(f"handval table, 16 partitions, {workers} process(es), {how}: {tw:.2f} s wall "
+                  f"(compute {t_compute:.2f} s cpu-summed), {size / 2**20:.0f} MiB")
+            if workers == args.workers:
+                break
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-    print(f"peak RSS: {peak:.2f} GiB  (cpu count {os.cpu_count()})")
+    print(f"peak RSS: {peak:.2f} GiB this process (holds build_handval's array), "
+          f"{worker_peak:.2f} GiB largest partition writer (cpu count {os.cpu_count()})")
     return 0
 
 

@@ -21,7 +21,8 @@ key shifted left 16 bits plus a 4-bit per-suit counter. The sum over a hand says
 holds five or more cards (then the 13-bit rank set of that suit indexes an 8,192-entry flush
 table); otherwise the rank part of the sum, unique per rank multiset (the construction used by
 SKPokerEval), goes through a perfect hash (Tarjan & Yao 1979) to the value. A 7-card evaluation
-is 7 loads and adds plus two or three lookups in about 300 KB of tables, no branches on ranks.
+is 7 loads and adds plus two or three lookups in about 280 KB of tables (7-card hash and flush
+table), with no branch on ranks.
 
 Calling the evaluator from other numba kernels (all ``@njit``; arguments are plain ints)::
 
@@ -42,10 +43,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from etl._eval_kernels import (CARD_KEY, CARD_MASK, CATEGORY_NAMES, CATEGORY_OF_VALUE,
-                               CATEGORY_START, N_CLASSES, categories_of, category_of, eval5, eval6, eval7,
-                               eval_hand, evaluate_rows, first_bad_row, value_of_state5,
-                               value_of_state6, value_of_state7)
+from etl._eval_kernels import (CARD_KEY, CARD_MASK, CATEGORY_NAMES, CATEGORY_START, N_CLASSES,
+                               categories_of, category_of, eval5, eval6, eval7, eval_hand,
+                               evaluate_rows, first_bad_row, value_of_state5, value_of_state6,
+                               value_of_state7)
 
 __all__ = [
     "CARD_KEY", "CARD_MASK", "CATEGORY_NAMES", "CATEGORY_START", "N_CLASSES", "category_of",

@@ -18,7 +18,7 @@ import numba
 import numpy as np
 import pyarrow as pa
 
-from etl._eval_kernels import CATEGORY_OF_VALUE, handval_fill, handval_tasks
+from etl._eval_kernels import categories_of, handval_fill, handval_tasks
 from etl.spec import TableSpec
 from schema.equity import HANDVAL_SCHEMA
 
@@ -82,9 +82,10 @@ def compute(key: str, data_dir: Path) -> pa.Table:
     b = _task_bounds()
     p = int(key)
     values = handval_values(int(b[p]), int(b[p + 1]))
+    category = np.empty(values.shape[0], np.int8)
+    categories_of(values, category)
     return pa.Table.from_arrays(
-        [pa.array(np.arange(lo, hi, dtype=np.uint32)), pa.array(values),
-         pa.array(CATEGORY_OF_VALUE[values])],
+        [pa.array(np.arange(lo, hi, dtype=np.uint32)), pa.array(values), pa.array(category)],
         schema=HANDVAL_SCHEMA)
 
 

@@ -17,3 +17,11 @@ HANDVAL_SCHEMA = pa.schema([
     pa.field("value", pa.uint16(), nullable=False),
     pa.field("category", pa.int8(), nullable=False),
 ])
+
+#: Parquet write options that suit handval (for ``pyarrow.parquet.write_table``): the sorted,
+#: gap-free ``idx`` column delta-encodes to almost nothing, whereas the default (PLAIN + zstd)
+#: makes it ~95% of the file (437 MiB vs ~28 MiB for the whole table; writing is ~3x faster).
+HANDVAL_PARQUET_OPTIONS = {
+    "use_dictionary": ["value", "category"],
+    "column_encoding": {"idx": "DELTA_BINARY_PACKED"},
+}
