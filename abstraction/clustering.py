@@ -53,9 +53,14 @@ def seed_for(random_state: int, *path: int) -> int:
     return int(np.random.SeedSequence([random_state, *path]).generate_state(1)[0])
 
 
-def kmeans(points: Points, k: int, seed: int, n_init: int) -> tuple[np.ndarray, np.ndarray, float]:
+def kmeans(points: Points, k: int, seed: int, n_init: int,
+           warm: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, float]:
     """Cluster distinct points into ``min(k, len(points))`` clusters.
 
+    Args:
+        warm: optional centroids of a (k-1)-clustering. The result is then also compared with
+            Lloyd's algorithm started from them plus the point farthest from its centroid,
+            which can only improve on the (k-1) error: the error curve never goes up with k.
     Returns:
         (labels per distinct point, centroids (k, d), weighted sum of squared distances).
     """
@@ -63,31 +68,58 @@ def kmeans(points: Points, k: int, seed: int, n_init: int) -> tuple[np.ndarray, 
     if k >= n:
         return np.arange(n), points.x.copy(), 0.0
     if k == 1:
-        c = points.w @ points.x
-        return np.zeros(n, dtype=np.int64), c[None, :], _sse(points, c[None, :],
-                                                              np.zeros(n, dtype=np.int64))
+        c = (points.w @ points.x)[None, :]
+        return assign(points, c)
     km = KMeans(n_clusters=k, n_init=n_init, random_state=seed).fit(points.x,
                                                                       sample_weight=points.w)
-    labels = km.labels_.astype(np.int64)
+    best = assign(points, km.cluster_centers_)
+    if warm is not None and len(warm) == k - 1:
+        _, d2 = _nearest(points.x, warm)
+        init = np.vstack([warm, points.x[int(np.argmax(d2))]])
+        km2 = KMeans(n_clusters=k, init=init, n_init=1).fit(points.x, sample_weight=points.w)
+        other = assign(points, km2.cluster_centers_)
+        if other[2] < best[2]:
+            best = other
+    return best
+
+
+def _nearest(x: np.ndarray, centroids: np.ndarray, chunk: int = 1 << 16):
+    labels = np.empty(len(x), dtype=np.int64)
+    d2 = np.empty(len(x))
+    cc = np.einsum("ij,ij->i", centroids, centroids)
+    for a in range(0, len(x), chunk):
+        xs = x[a:a + chunk]
+        dist = cc[None, :] - 2.0 * xs @ centroids.T
+        labels[a:a + chunk] = np.argmin(dist, axis=1)
+        diff = xs - centroids[labels[a:a + chunk]]
+        d2[a:a + chunk] = np.einsum("ij,ij->i", diff, diff)
+    return labels, d2
+
+
+def assign(points: Points, centroids: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Each point to its nearest centroid; drops centroids left without points.
+
+    Returns (labels, centroids, weighted sum of squared distances).
+    """
+    labels, d2 = _nearest(points.x, centroids)
     used, labels = np.unique(labels, return_inverse=True)
-    centroids = km.cluster_centers_[used]
-    return labels, centroids, _sse(points, centroids, labels)
-
-
-def _sse(points: Points, centroids: np.ndarray, labels: np.ndarray) -> float:
-    d = points.x - centroids[labels]
-    return float(points.w @ np.einsum("ij,ij->i", d, d))
+    return labels.ravel(), centroids[used], float(points.w @ d2)
 
 
 def error_curve(points: Points, kmax: int, random_state: int, path: tuple[int, ...],
-                n_init: int) -> np.ndarray:
+                n_init: int) -> tuple[np.ndarray, list[np.ndarray]]:
     """c[k-1] = k-means error with k clusters, k = 1 .. min(kmax, distinct points).
 
-    The run for each k has its own seed (``seed_for(random_state, *path, k)``) so the final
-    clustering with the chosen k can be repeated exactly.
+    Each k has its own seed (``seed_for(random_state, *path, k)``) and is warm-started from
+    the k-1 solution too (see ``kmeans``), so the curve is non-increasing. Returns the curve
+    and the centroids for each k; the final clustering with the chosen k assigns each point
+    to its nearest centroid.
     """
     kmax = max(1, min(kmax, len(points)))
     curve = np.empty(kmax)
+    cents: list[np.ndarray] = []
+    warm = None
     for k in range(1, kmax + 1):
-        curve[k - 1] = kmeans(points, k, seed_for(random_state, *path, k), n_init)[2]
-    return curve
+        _, warm, curve[k - 1] = kmeans(points, k, seed_for(random_state, *path, k), n_init, warm)
+        cents.append(warm)
+    return curve, cents

@@ -20,7 +20,8 @@ import numpy as np
 from tqdm import tqdm
 
 from abstraction.allocation import allocate, equal_split
-from abstraction.clustering import Points, error_curve, kmeans, seed_for, single_threaded
+from abstraction.clustering import (Points, assign, error_curve, kmeans, seed_for,
+                                   single_threaded)
 from abstraction.hands import GameHands
 
 FeatureFn = Callable[[int, np.ndarray, int], np.ndarray]
@@ -95,7 +96,7 @@ def _build(hands, buckets, features, random_state, n_init, kmax, workers, progre
         if r == 0:
             children = np.array([min(budget, len(points[0]))])
         else:
-            curves = [o[1] for o in out]
+            curves = [o[1][0] for o in out]
             alloc = allocate(curves, p, budget)
             naive = equal_split(curves, p, budget)
             children = alloc.children
@@ -105,7 +106,11 @@ def _build(hands, buckets, features, random_state, n_init, kmax, workers, progre
         parent_of_bucket, centroids = [], []
         error = 0.0
         for i, (rows, pts, k) in enumerate(zip(groups, points, children)):
-            labels, cents, sse = kmeans(pts, int(k), seed_for(random_state, r, i, int(k)), n_init)
+            if r == 0:
+                labels, cents, sse = kmeans(pts, int(k), seed_for(random_state, r, i, int(k)),
+                                            n_init)
+            else:  # the clustering whose error the IP saw
+                labels, cents, sse = assign(pts, out[i][1][1][int(k) - 1])
             error += float(p[i] * sse)
             hand_labels = labels[pts.inverse]
             w = np.bincount(hand_labels, weights=h.weight[rows], minlength=len(cents))

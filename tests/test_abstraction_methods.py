@@ -51,8 +51,8 @@ def test_small_abstractions(game, cls):
 
 
 def test_fewer_buckets_with_reason(game):
-    m = ExpectationBased((13, 205, 400), random_state=0, n_init=1).fit(game)
-    check_tree(game, m, (13, 205, 400))
+    m = ExpectationBased((13, 205, 205), random_state=0, n_init=1).fit(game)
+    check_tree(game, m, (13, 205, 205))
     assert m.buckets_[1] == 204  # EB cannot split hands of equal equity
     assert "distinct" in m.report_[1]["reason"]
 
@@ -73,8 +73,8 @@ def test_potential_aware_finds_lossless(game):
 
 
 def test_workers_same_result(game):
-    one = PotentialAware((13, 20, 40), random_state=1, n_init=1).fit(game)
-    two = PotentialAware((13, 20, 40), random_state=1, n_init=1, workers=2).fit(game)
+    one = PotentialAware((13, 15, 20), random_state=1, n_init=1).fit(game)
+    two = PotentialAware((13, 15, 20), random_state=1, n_init=1, workers=2).fit(game)
     for a, b in zip(one.rounds_, two.rounds_):
         assert np.array_equal(a.bucket, b.bucket)
 
@@ -93,3 +93,14 @@ def test_bad_buckets(game, buckets, match):
 def test_lossless_rejects_too_few(game):
     with pytest.raises(ValueError, match="lossless"):
         Lossless(buckets=(13, 25, 125)).fit(game)
+
+
+def test_error_curve_non_increasing():
+    from abstraction.clustering import Points, error_curve
+
+    rng = np.random.default_rng(0)
+    x = np.round(rng.random((300, 2)), 2)
+    pts = Points.from_hands(x, rng.random(300))
+    curve, cents = error_curve(pts, 40, 0, (0,), 1)
+    assert len(curve) == 40 and np.all(np.diff(curve) < 0)
+    assert [len(c) for c in cents] == list(range(1, 41))
