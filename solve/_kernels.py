@@ -509,3 +509,25 @@ def payoff_entries(term, group_start, ntype, nboard, board_valid, hands, strengt
         for s in seq1:
             map1[s] = -1
     return out_r[:m], out_c[:m], out_v[:m]
+
+
+@njit(cache=True)
+def cfr_iterations(n_iter, t_start, alg, alpha, beta, gamma, ntype, nplayer, nboard, child_start,
+                   child_count, children, edge_scale, edge_perm_start, edge_perm_count, perm_inv, cw,
+                   contrib, dslot, dnode, board_valid, hands, strength, order_start, order_len, order,
+                   info, info_player, info_nact, regrets, avg, inst_r, inst_s, strat, reach, value,
+                   n_cards):
+    """``n_iter`` alternating-update iterations t_start+1 .. t_start+n_iter in one call (serial),
+    which saves the per-call dispatch cost on small games."""
+    for i in range(n_iter):
+        t = float(t_start + i + 1)
+        for trav in range(2):
+            regret_matching(info, regrets, dnode, child_count, strat)
+            forward(ntype, nplayer, nboard, child_start, child_count, children, dslot, board_valid,
+                    strat, strat, reach)
+            backward(MODE_CFR, trav, ntype, nplayer, nboard, child_start, child_count, children,
+                     edge_scale, edge_perm_start, edge_perm_count, perm_inv, cw, contrib, dslot,
+                     board_valid, hands, strength, order_start, order_len, order, info, strat, reach,
+                     value, inst_r, inst_s, n_cards)
+            apply_update(alg, trav, t, alpha, beta, gamma, info_player, info_nact, regrets, avg,
+                         inst_r, inst_s)

@@ -25,6 +25,7 @@ from solve import _kernels as K
 from solve.games.compile import CompiledGame
 from solve.strategy import Strategy
 
+PARALLEL_MIN_NODES = 50_000
 ALGORITHMS = {"cfr": K.ALG_CFR, "cfr+": K.ALG_CFRPLUS, "dcfr": K.ALG_DCFR}
 
 
@@ -82,12 +83,24 @@ class CFRSolver:
         self._reach = np.zeros((len(game.ntype), 2, H))
         self._value = np.zeros((len(game.ntype), H))
         # subtrees below the first public card are independent when infosets do not span them
-        self._segments = subtree_segments(game) if (parallel and game.abstraction is None) else None
+        # (thread start-up costs more than it saves on small trees)
+        big = len(game.ntype) >= PARALLEL_MIN_NODES
+        self._segments = subtree_segments(game) if (parallel and big and game.abstraction is None) else None
 
     def iterate(self, iterations: int = 1) -> "CFRSolver":
         """Run ``iterations`` more iterations (each updates player 1, then player 2)."""
         g = self.game
         alg = ALGORITHMS[self.algorithm]
+        if self._segments is None:  # whole loop in one compiled call
+            K.cfr_iterations(int(iterations), self.iteration_, alg, self.alpha, self.beta, self.gamma,
+                             g.ntype, g.nplayer, g.nboard, g.child_start, g.child_count, g.children,
+                             g.edge_scale, g.edge_perm_start, g.edge_perm_count, g.perm_inv, g.cw,
+                             g.contrib, g.dslot, g.dnode, g.board_valid, g.hands, g.strength,
+                             g.order_start, g.order_len, g.order, g.info, g.info_player, g.info_nact,
+                             self.regrets_, self.average_, self._inst_r, self._inst_s, self._strat,
+                             self._reach, self._value, g.rules.n_cards)
+            self.iteration_ += int(iterations)
+            return self
         for _ in range(int(iterations)):
             t = self.iteration_ + 1
             for trav in (0, 1):
