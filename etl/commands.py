@@ -1,0 +1,276 @@
+"""``cli.py etl``: build the equity database, show its state, verify it exactly.
+
+- ``etl [--tables a,b] [--workers N] [--refresh] [--scheduler tcp://HOST:PORT] [--wait]``
+- ``etl status [--tables a,b] [--quick]``: every partition: ok, missing, stale or damaged.
+- ``etl verify``: exact counts that take minutes (canonical index sizes of K. Waugh 2013, hand
+  categories of DESIGN.md section 3), expected against found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import Any, Callable
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from schema.errors import UserError
+from schema.paths import data_dir as resolve_data_dir
+
+#: Exact sizes of the canonical indexes checked by ``etl verify`` (DESIGN.md section 2).
+CANONICAL_COUNTS: dict[tuple[int, ...], int] = {
+    (2, 4): 13_960_050,
+    (2, 5): 123_156_254,
+    (2, 3, 1): 55_190_538,
+}
+
+#: Seven-card category counts, high card .. straight flush (DESIGN.md section 3).
+SEVEN_CARD_CATEGORIES: dict[str, int] = {
+    "high card": 23_294_460, "one pair": 58_627_800, "two pair": 31_433_400,
+    "three of a kind": 6_461_620, "straight": 6_180_020, "flush": 4_047_644,
+    "full house": 3_473_184, "four of a kind": 224_848, "straight flush": 41_584,
+}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "etl", help="build the equity tables (missing partitions), show status, verify",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("action", nargs="?", default="run", choices=("run", "status", "verify"),
+                   help="run (default): build missing partitions; status; verify")
+    p.add_argument("--tables", default=None,
+                   help="comma-separated table names (default: all); dependencies are added")
+    p.add_argument("--workers", type=int, default=None,
+                   help="local worker processes (default: number of cores; 1 = in-process)")
+    p.add_argument("--refresh", action="store_true",
+                   help="also rebuild stale (other code version) and damaged partitions")
+    p.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                   help="run on this Dask distributed scheduler (workers must see the data dir)")
+    p.add_argument("--wait", action="store_true",
+                   help="wait for another run's lock instead of exiting")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="content parameter of the tables (e.g. hist_bins=50); repeatable")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--quick", action="store_true",
+                   help="status: skip the SHA-256 of every file (size, footer, rows only)")
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    from etl.tables import all_tables
+
+    tables = all_tables(_parse_options(args.option))
+    names = args.tables.split(",") if args.tables else None
+    data = resolve_data_dir()
+    if args.action == "status":
+        return _status(data, tables, names, checksum=not args.quick)
+    if args.action == "verify":
+        return _verify(data)
+    return _run(data, tables, names, args)
+
+
+def _parse_options(items: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UserError(f"--option expects KEY=VALUE, got {item!r}")
+        try:
+            out[key] = int(value)
+        except ValueError:
+            try:
+                out[key] = float(value)
+            except ValueError:
+                out[key] = value
+    return out
+
+
+def _run(data, tables, names, args) -> int:
+    from etl.runner import run
+
+    if args.workers is not None and args.workers < 1:
+        raise UserError(f"--workers must be at least 1, got {args.workers}")
+    report = run(data, tables, names, workers=args.workers, refresh=args.refresh,
+                 scheduler=args.scheduler, wait=args.wait, progress=not args.no_progress)
+    out = Table(title=f"etl: {report.wall_seconds:.1f} s wall, executor {report.executor}"
+                      + (f" ({report.workers} workers)" if report.executor == "processes" else ""))
+    for col, justify in (("table", "left"), ("parts", "right"), ("built", "right"),
+                         ("rows", "right"), ("on disk", "right"), ("build s", "right"),
+                         ("wall s", "right"), ("state", "left")):
+        out.add_column(col, justify=justify)
+    for t in report.tables:
+        _add_row(out, t.name, f"{t.partitions:,}", f"{t.built:,}", f"{t.rows:,}",
+                    _human_bytes(t.bytes), f"{t.compute_seconds:.1f}", f"{t.wall_seconds:.1f}",
+                    _state(t))
+    _console().print(out)
+    for note in report.view_errors:
+        print(f"note: {note}", file=sys.stderr)
+    failed = [t for t in report.tables if t.failures]
+    if failed:
+        t = failed[0]
+        key, msg = t.failures[0]
+        more = sum(len(x.failures) for x in failed) - 1
+        raise _Failed(f"{t.name} partition {key} failed: {msg}"
+                      + (f" (and {more} more failure(s))" if more else ""))
+    damaged = [t for t in report.tables if t.damaged]
+    if damaged:
+        t = damaged[0]
+        raise UserError(f"{t.name}: damaged partition(s) {', '.join(t.damaged[:5])}: "
+                        f"rebuild with `cli.py etl --refresh`")
+    blocked = [t for t in report.tables if t.blocked_by]
+    if blocked:
+        raise UserError(f"{blocked[0].name} not built: dependency {blocked[0].blocked_by} "
+                        f"is not complete")
+    return 0
+
+
+class _Failed(UserError):
+    """A partition's computation raised (a bug or a resource limit, not bad input)."""
+
+
+def _state(t) -> str:
+    if t.failures:
+        return f"{len(t.failures)} failed"
+    if t.blocked_by:
+        return f"blocked by {t.blocked_by}"
+    parts = []
+    if t.damaged:
+        parts.append(f"{len(t.damaged)} damaged (use --refresh)")
+    if t.stale:
+        parts.append(f"{len(t.stale)} stale (use --refresh)")
+    if t.removed_extra:
+        parts.append(f"{t.removed_extra} obsolete removed")
+    return ", ".join(parts) or "complete"
+
+
+def _status(data, tables, names, checksum: bool) -> int:
+    from etl.runner import status
+
+    results = status(data, tables, names, checksum=checksum)
+    out = Table(title=f"etl status: {os.path.abspath(data)}")
+    for col in ("table", "version", "partitions", "ok", "missing", "stale", "damaged", "rows",
+                "on disk"):
+        out.add_column(col, justify="left" if col in ("table", "version") else "right")
+    for st in results:
+        _add_row(out, st.name, st.version, f"{len(st.checks):,}", f"{st.count('ok'):,}",
+                    f"{st.count('missing'):,}", f"{st.count('stale'):,}",
+                    f"{st.count('damaged'):,}", f"{st.rows:,}", _human_bytes(st.bytes))
+    _console().print(out)
+    for st in results:
+        for c in st.checks:
+            if c.state in ("damaged", "stale"):
+                print(f"{c.state}: {st.name} part-{c.key} ({c.reason})")
+        if st.extra:
+            print(f"obsolete: {st.name} part-{', part-'.join(st.extra)} (removed by --refresh)")
+    return 0
+
+
+# --- verify --------------------------------------------------------------------------------
+
+
+def _verify(data) -> int:
+    """Run every exact check; print expected against found; exit 1 on any mismatch."""
+    checks: list[tuple[str, Callable[[], list[tuple[str, Any, Any]]]]] = [
+        ("canonical index counts", _check_canonical_counts),
+        ("handval categories", lambda: _check_handval_categories(data)),
+    ]
+    console = _console()
+    out = Table(title="etl verify")
+    for col in ("check", "expected", "found", "result", "seconds"):
+        out.add_column(col, justify="left" if col in ("check", "result") else "right")
+    bad = 0
+    for title, fn in checks:
+        t0 = time.perf_counter()
+        try:
+            rows = fn()
+        except _Unavailable as exc:
+            _add_row(out, title, "", "", f"not available: {exc}", "")
+            bad += 1
+            continue
+        secs = time.perf_counter() - t0
+        for what, expected, found in rows:
+            ok = expected == found
+            bad += not ok
+            _add_row(out, what, _fmt(expected), _fmt(found), "ok" if ok else "MISMATCH",
+                        f"{secs:.1f}")
+    console.print(out)
+    return 1 if bad else 0
+
+
+class _Unavailable(Exception):
+    pass
+
+
+def _check_canonical_counts() -> list[tuple[str, Any, Any]]:
+    try:
+        from etl.isomorphism import verify_counts
+    except ImportError as exc:
+        raise _Unavailable(f"etl.isomorphism.verify_counts is missing ({exc})") from None
+    rows = []
+    for groups, expected in CANONICAL_COUNTS.items():
+        found = verify_counts(list(groups))
+        rows.append((f"canonical {list(groups)}", expected, _count_of(found)))
+    return rows
+
+
+def _count_of(result: Any) -> Any:
+    """``verify_counts`` returns the count found (int) or a mapping/tuple holding it."""
+    if isinstance(result, dict):
+        for k in ("found", "canonical", "count"):
+            if k in result:
+                return int(result[k])
+    if isinstance(result, tuple) and len(result) == 2:
+        return int(result[1])
+    return int(result)
+
+
+def _check_handval_categories(data) -> list[tuple[str, Any, Any]]:
+    """Category counts of the stored handval table (or, if not built, of a fresh build)."""
+    import numpy as np
+
+    try:
+        from etl.runner import status
+        from etl.storage import read_column_array
+        from etl.tables import all_tables
+
+        tables = all_tables()
+        if "handval" in tables and all(st.complete for st in status(data, tables, ["handval"],
+                                                                     checksum=False)):
+            source, cats = "table", read_column_array(data, "handval", "category")
+        else:
+            from etl.evaluator import hand_category
+            from etl.handval import build_handval
+
+            source, cats = "built in memory", hand_category(build_handval())
+    except ImportError as exc:
+        raise _Unavailable(f"handval is missing ({exc})") from None
+    found = np.bincount(np.asarray(cats, dtype=np.int64), minlength=9)
+    rows = [(f"handval ({source}): {name}", expected, int(found[i]))
+            for i, (name, expected) in enumerate(SEVEN_CARD_CATEGORIES.items())]
+    rows.append((f"handval ({source}): total", 133_784_560, int(found.sum())))
+    return rows
+
+
+def _console() -> Console:
+    # not a terminal (pipe, file, CI log): do not squeeze tables into 80 columns
+    return Console(width=None if sys.stdout.isatty() else 200)
+
+
+def _add_row(table: Table, *cells: str) -> None:
+    table.add_row(*(Text(c) for c in cells))  # Text: no rich markup in names like "v1[bins=50]"
+
+
+def _fmt(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def _human_bytes(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)

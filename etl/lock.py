@@ -1,0 +1,56 @@
+"""One ETL run per data directory at a time: an exclusive ``flock`` on ``<data_dir>/.etl.lock``.
+
+The kernel releases a ``flock`` when its holder dies (even by SIGKILL), so a killed run never
+leaves a stale lock behind. The holder's pid is written into the file for the error message.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from schema.errors import UserError
+
+LOCK_FILE = ".etl.lock"
+
+
+class LockHeldError(UserError):
+    """Another ETL run holds the lock of this data directory."""
+
+
+@contextmanager
+def etl_lock(data_dir: str | os.PathLike, wait: bool = False) -> Iterator[Path]:
+    """Hold the data directory's ETL lock for the duration of the block.
+
+    Args:
+        data_dir: the data directory (must exist and be writable).
+        wait: block until the lock is free instead of failing.
+
+    Raises:
+        LockHeldError: ``wait`` is false and another process holds the lock.
+    """
+    path = Path(data_dir) / LOCK_FILE
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            holder = _read_pid(fd)
+            who = f" (pid {holder})" if holder else ""
+            raise LockHeldError(f"another etl run holds {path}{who}; wait for it to finish "
+                                f"or re-run with --wait") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield path
+    finally:
+        os.close(fd)  # closing the descriptor releases the flock
+
+
+def _read_pid(fd: int) -> str:
+    try:
+        return os.pread(fd, 32, 0).decode().strip()
+    except OSError:
+        return ""

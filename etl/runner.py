@@ -1,0 +1,488 @@
+"""The ETL runner: build the partitions of the equity tables that are missing, stale or damaged.
+
+A table (``etl.spec.TableSpec``) is a list of partitions; a partition is the unit of work, of
+storage (one Parquet file) and of refresh. A run
+
+1. resolves the requested tables and their ``depends_on`` into a dependency order;
+2. takes the data directory's lock (``etl.lock``) so two runs never write the same files;
+3. checks every partition against its catalog row (``schema.catalog_etl.Partition``): file
+   present, size, Parquet footer, row count, SHA-256, code version;
+4. computes the missing ones (with ``refresh``: also the stale and damaged ones, and only those)
+   in a local process pool or on a Dask cluster; workers write staged files and return their
+   metadata; this process moves each file into place and records it in the catalog within a
+   second of its completion, so a run killed at any moment loses at most the partitions in
+   flight and a re-run finishes the rest;
+5. recreates the DuckDB views (``queries.views``) and returns a per-table report.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import datetime as dt
+import multiprocessing
+import os
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+import pyarrow as pa
+
+from etl import storage
+from etl.lock import etl_lock
+from etl.spec import TableSpec
+from schema.errors import UserError
+
+#: Seconds between catalog writes while partitions complete (each write opens DuckDB briefly).
+CATALOG_FLUSH_SECONDS = 1.0
+
+
+# --- data directory and catalog ------------------------------------------------------------
+
+
+def prepare_data_dir(data_dir: str | os.PathLike, create: bool = True) -> Path:
+    """Validate (and create) the data directory; return its absolute path.
+
+    Raises:
+        UserError: the path is a file, cannot be created, or is not writable.
+    """
+    path = Path(data_dir).expanduser().absolute()
+    if path.exists() and not path.is_dir():
+        raise UserError(f"data directory {path} is not a directory")
+    if create:
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"cannot create data directory {path}: {exc.strerror}") from None
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise UserError(f"data directory {path} is not writable")
+    return path
+
+
+@dataclass(frozen=True)
+class Record:
+    """A catalog row, detached from its session."""
+
+    key: str
+    rows: int
+    bytes: int
+    checksum: str
+    code_version: str
+    seconds: float
+
+
+def load_records(data_dir: Path, names: Iterable[str]) -> dict[str, dict[str, Record]]:
+    """Catalog rows of the given tables: ``{table: {key: Record}}``."""
+    from schema.catalog import catalog_path, session_scope
+    from schema.catalog_etl import Partition
+
+    names = list(names)
+    out: dict[str, dict[str, Record]] = {n: {} for n in names}
+    if not catalog_path(data_dir).exists():
+        return out
+    with session_scope(data_dir) as session:
+        for p in session.query(Partition).filter(Partition.table_name.in_(names)):
+            out[p.table_name][p.key] = Record(p.key, p.rows, p.bytes, p.checksum,
+                                              p.code_version, p.seconds)
+    return out
+
+
+def record_partitions(data_dir: Path, written: list[tuple[storage.WrittenPartition, str]]) -> None:
+    """Insert or replace the catalog rows of freshly published partitions."""
+    if not written:
+        return
+    from schema.catalog import session_scope
+    from schema.catalog_etl import Partition
+
+    now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    with session_scope(data_dir) as session:
+        for w, version in written:
+            session.merge(Partition(table_name=w.table, key=w.key, rows=w.rows, bytes=w.bytes,
+                                    checksum=w.checksum, code_version=version, built_at=now,
+                                    seconds=w.seconds))
+
+
+def forget_partitions(data_dir: Path, name: str, keys: Iterable[str]) -> None:
+    """Delete the catalog rows (not the files) of partitions ``keys`` of table ``name``."""
+    keys = list(keys)
+    if not keys:
+        return
+    from schema.catalog import session_scope
+    from schema.catalog_etl import Partition
+
+    with session_scope(data_dir) as session:
+        session.query(Partition).filter(Partition.table_name == name,
+                                        Partition.key.in_(keys)).delete()
+
+
+# --- table selection -----------------------------------------------------------------------
+
+
+def resolve(tables: dict[str, TableSpec], names: Iterable[str] | None = None) -> list[str]:
+    """The requested tables plus everything they depend on, dependencies first.
+
+    Raises:
+        UserError: an unknown table name, or a dependency cycle.
+    """
+    wanted = list(tables) if names is None else [n.strip() for n in names if n.strip()]
+    unknown = [n for n in wanted if n not in tables]
+    if unknown:
+        known = ", ".join(tables) or "none registered"
+        raise UserError(f"unknown table {unknown[0]!r} (known: {known})")
+    order: list[str] = []
+    visiting: set[str] = set()
+
+    def visit(name: str, chain: tuple[str, ...]) -> None:
+        if name in order:
+            return
+        if name in visiting:
+            raise UserError(f"dependency cycle: {' -> '.join(chain + (name,))}")
+        if name not in tables:
+            raise UserError(f"table {chain[-1]!r} depends on unknown table {name!r}")
+        visiting.add(name)
+        for dep in tables[name].depends_on:
+            visit(dep, chain + (name,))
+        visiting.discard(name)
+        order.append(name)
+
+    for n in wanted:
+        visit(n, ())
+    return order
+
+
+# --- status --------------------------------------------------------------------------------
+
+
+@dataclass
+class TableStatus:
+    """Every partition of one table checked against the catalog."""
+
+    name: str
+    version: str
+    description: str
+    checks: list[storage.PartitionCheck]
+    extra: list[str] = field(default_factory=list)  # files whose key the table no longer has
+
+    def keys(self, *states: str) -> list[str]:
+        return [c.key for c in self.checks if c.state in states]
+
+    def count(self, state: str) -> int:
+        return sum(1 for c in self.checks if c.state == state)
+
+    @property
+    def complete(self) -> bool:
+        return all(c.state in (storage.OK, storage.STALE) for c in self.checks)
+
+    @property
+    def rows(self) -> int:
+        return sum(c.rows for c in self.checks if c.state in (storage.OK, storage.STALE))
+
+    @property
+    def bytes(self) -> int:
+        return sum(c.bytes for c in self.checks if c.state in (storage.OK, storage.STALE))
+
+
+def check_table(data_dir: Path, spec: TableSpec, records: dict[str, Record],
+                checksum: bool = True, threads: int | None = None) -> TableStatus:
+    """Check every partition of ``spec`` (hashing files in parallel threads)."""
+    keys = list(spec.partitions())
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"table {spec.name!r} lists a partition key twice")
+    version = spec.full_version
+    paths = [storage.partition_path(data_dir, spec.name, k) for k in keys]
+    with cf.ThreadPoolExecutor(max_workers=threads or os.cpu_count() or 1) as pool:
+        checks = list(pool.map(
+            lambda p: storage.check_partition(p, records.get(storage.key_of(p)), version,
+                                              checksum), paths))
+    extra = sorted(set(storage.partition_files(data_dir, spec.name)) - set(keys))
+    return TableStatus(spec.name, version, spec.description, checks, extra)
+
+
+def status(data_dir: str | os.PathLike, tables: dict[str, TableSpec],
+           names: Iterable[str] | None = None, checksum: bool = True) -> list[TableStatus]:
+    """The state of every partition of the requested tables (no lock; read only)."""
+    path = prepare_data_dir(data_dir, create=False)
+    order = resolve(tables, names)
+    records = load_records(path, order)
+    return [check_table(path, tables[n], records[n], checksum) for n in order]
+
+
+# --- executing -----------------------------------------------------------------------------
+
+
+def build_partition(name: str, key: str, compute: Callable[[str, Path], pa.Table],
+                    schema: pa.Schema, data_dir: str, token: str) -> storage.WrittenPartition:
+    """Worker side: compute one partition and write it to its staging path."""
+    t0 = time.perf_counter()
+    table = compute(key, Path(data_dir))
+    if not isinstance(table, pa.Table):
+        raise TypeError(f"{name} compute({key!r}) returned {type(table).__name__}, "
+                        f"not a pyarrow.Table")
+    path, digest = storage.write_staged(data_dir, name, key, table, schema, token)
+    return storage.WrittenPartition(name, key, str(path), table.num_rows, path.stat().st_size,
+                                    digest, time.perf_counter() - t0)
+
+
+def _init_worker(numba_threads: int) -> None:
+    # Several worker processes share the cores: give each numba a fair share of threads.
+    os.environ.setdefault("NUMBA_NUM_THREADS", str(numba_threads))
+
+
+class _Executor:
+    """The same submit / as-completed interface over in-process, process pool and Dask."""
+
+    def __init__(self, workers: int, scheduler: str | None):
+        self.kind = "dask" if scheduler else ("inline" if workers == 1 else "processes")
+        self.workers = workers
+        self._pool: Any = None
+        self._client: Any = None
+        if scheduler:
+            try:
+                from distributed import Client
+            except ImportError:  # pragma: no cover - pinned in requirements.txt
+                raise UserError("--scheduler needs the 'distributed' package") from None
+            try:
+                self._client = Client(scheduler, timeout="10s")
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise UserError(f"cannot reach Dask scheduler {scheduler}: "
+                                f"{str(exc).splitlines()[0] if str(exc) else exc!r}") from None
+        elif self.kind == "processes":
+            cores = os.cpu_count() or 1
+            self._pool = cf.ProcessPoolExecutor(
+                max_workers=workers, mp_context=multiprocessing.get_context("forkserver"),
+                initializer=_init_worker, initargs=(max(1, cores // workers),))
+
+    def map_unordered(self, fn: Callable, jobs: list[tuple]) -> Iterator[tuple[tuple, Any, BaseException | None]]:
+        """Yield ``(job, result, error)`` as jobs finish."""
+        if self.kind == "inline":
+            for job in jobs:
+                try:
+                    yield job, fn(*job), None
+                except Exception as exc:  # reported per partition by the caller
+                    yield job, None, exc
+            return
+        if self.kind == "dask":
+            from distributed import as_completed
+            futures = {self._client.submit(fn, *job, pure=False,
+                                           key=f"etl-{job[0]}-{job[1]}-{job[-1]}"): job
+                       for job in jobs}
+            try:
+                for fut in as_completed(list(futures)):
+                    try:
+                        yield futures[fut], fut.result(), None
+                    except Exception as exc:
+                        yield futures[fut], None, exc
+            finally:
+                for fut in futures:
+                    fut.cancel()
+            return
+        futures = {self._pool.submit(fn, *job): job for job in jobs}
+        try:
+            for fut in cf.as_completed(futures):
+                try:
+                    yield futures[fut], fut.result(), None
+                except Exception as exc:
+                    yield futures[fut], None, exc
+        finally:
+            for fut in futures:
+                fut.cancel()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+        if self._client is not None:
+            self._client.close()
+
+
+# --- the run -------------------------------------------------------------------------------
+
+
+@dataclass
+class TableReport:
+    """What a run did to one table."""
+
+    name: str
+    partitions: int
+    built: int = 0
+    stale: list[str] = field(default_factory=list)  # kept (no --refresh)
+    damaged: list[str] = field(default_factory=list)  # kept (no --refresh)
+    removed_extra: int = 0
+    complete: bool = False
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (key, one-line error)
+    blocked_by: str = ""  # a dependency that is not complete
+    rows: int = 0
+    bytes: int = 0
+    compute_seconds: float = 0.0
+    wall_seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.complete
+
+
+@dataclass
+class RunReport:
+    tables: list[TableReport]
+    executor: str
+    workers: int
+    wall_seconds: float
+    views: list[str] = field(default_factory=list)
+    view_errors: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(t.ok for t in self.tables)
+
+
+def run(data_dir: str | os.PathLike, tables: dict[str, TableSpec],
+        names: Iterable[str] | None = None, *, workers: int | None = None, refresh: bool = False,
+        scheduler: str | None = None, wait: bool = False, progress: bool = True,
+        views: bool = True, log: Callable[[str], None] | None = None) -> RunReport:
+    """Build what is missing (with ``refresh``: also stale and damaged partitions).
+
+    Args:
+        data_dir: the data directory (created if missing).
+        tables: the registry (``etl.tables.all_tables()``, or test tables).
+        names: tables to build (default: all); their dependencies are included.
+        workers: local worker processes (default: number of cores; 1 = in this process).
+            Ignored with ``scheduler``.
+        refresh: also rebuild stale (other code version) and damaged partitions, and remove
+            partition files the table no longer has.
+        scheduler: ``tcp://HOST:PORT`` of a Dask distributed scheduler whose workers see the
+            same data directory.
+        wait: wait for another run's lock instead of failing.
+        progress: show progress bars (stderr).
+        views: recreate the DuckDB views afterwards.
+        log: where one-line notes go (default: stderr).
+
+    Raises:
+        UserError: bad data directory, unknown table, lock held, unreachable scheduler.
+    """
+    log = log or (lambda msg: print(msg, file=sys.stderr))
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    if workers < 1:
+        raise UserError(f"--workers must be at least 1, got {workers}")
+    path = prepare_data_dir(data_dir)
+    order = resolve(tables, names)
+    t_start = time.perf_counter()
+    reports: list[TableReport] = []
+    with etl_lock(path, wait=wait):
+        removed = storage.clean_staging(path, order)
+        if removed:
+            log(f"removed {removed} leftover staged file(s) of an interrupted run")
+        records = load_records(path, order)
+        executor: _Executor | None = None
+        try:
+            for name in order:
+                spec = tables[name]
+                st = check_table(path, spec, records[name])
+                report = TableReport(name, len(st.checks))
+                reports.append(report)
+                blocked = next((d for d in spec.depends_on
+                                if not _report_of(reports, d).complete), "")
+                if blocked:
+                    report.blocked_by = blocked
+                    log(f"skipping {name}: dependency {blocked} is not complete")
+                    continue
+                rebuild = {storage.MISSING}
+                if refresh:
+                    rebuild |= {storage.STALE, storage.DAMAGED}
+                    _remove_extra(path, name, st.extra, report)
+                elif st.extra:
+                    log(f"{name}: {len(st.extra)} partition file(s) the table no longer has "
+                        f"(remove with --refresh)")
+                todo = [c.key for c in st.checks if c.state in rebuild]
+                t_table = time.perf_counter()
+                if todo:
+                    if executor is None:
+                        executor = _Executor(workers, scheduler)
+                    _build(path, spec, todo, executor, report, progress)
+                report.wall_seconds = time.perf_counter() - t_table
+                recs = _records_one(path, name)
+                final = check_table(path, spec, recs, checksum=False)
+                report.rows, report.bytes = final.rows, final.bytes
+                report.compute_seconds = sum(r.seconds for r in recs.values())
+                # the quick re-check skips hashing: keep what the full check found on the rest
+                rebuilt = set(todo) - {k for k, _ in report.failures}
+                report.stale = [k for k in final.keys(storage.STALE) if k not in rebuilt]
+                report.damaged = sorted(set(final.keys(storage.DAMAGED))
+                                        | (set(st.keys(storage.DAMAGED)) - rebuilt))
+                report.complete = final.complete and not report.damaged and not report.failures
+        finally:
+            if executor is not None:
+                executor.close()
+        report_views, view_errors = ([], [])
+        if views:
+            report_views, view_errors = _refresh_views(path)
+    return RunReport(reports, executor.kind if executor else "none", workers,
+                     time.perf_counter() - t_start, report_views, view_errors)
+
+
+def _report_of(reports: list[TableReport], name: str) -> TableReport:
+    return next(r for r in reports if r.name == name)
+
+
+def _records_one(path: Path, name: str) -> dict[str, Record]:
+    return load_records(path, [name])[name]
+
+
+def _remove_extra(path: Path, name: str, extra: list[str], report: TableReport) -> None:
+    for key in extra:
+        storage.partition_path(path, name, key).unlink(missing_ok=True)
+    forget_partitions(path, name, extra)
+    report.removed_extra = len(extra)
+
+
+def _build(path: Path, spec: TableSpec, todo: list[str], executor: _Executor,
+           report: TableReport, progress: bool) -> None:
+    """Compute ``todo`` partitions of ``spec``; publish and record each as it completes."""
+    from tqdm import tqdm
+
+    token = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    version = spec.full_version
+    jobs = [(spec.name, key, spec.compute, spec.schema, str(path), token) for key in todo]
+    pending: list[tuple[storage.WrittenPartition, str]] = []
+    last_flush = time.monotonic()
+    bar = tqdm(total=len(jobs), desc=spec.name, unit="part", file=sys.stderr,
+               disable=not progress, dynamic_ncols=True, leave=True)
+    try:
+        for job, written, error in executor.map_unordered(build_partition, jobs):
+            if error is not None:
+                report.failures.append((job[1], _one_line(error)))
+            else:
+                staged = Path(written.staged)
+                if not staged.exists():
+                    report.failures.append((job[1], f"staged file {staged} not found here: is "
+                                                    f"the data directory shared with the "
+                                                    f"workers?"))
+                else:
+                    storage.publish(path, written)
+                    pending.append((written, version))
+                    report.built += 1
+            bar.update(1)
+            if pending and time.monotonic() - last_flush >= CATALOG_FLUSH_SECONDS:
+                record_partitions(path, pending)
+                pending, last_flush = [], time.monotonic()
+    finally:
+        record_partitions(path, pending)
+        bar.close()
+        try:  # empty unless a worker's file could not be published
+            (storage.table_dir(path, spec.name) / storage.STAGING_DIR).rmdir()
+        except OSError:
+            pass
+
+
+def _refresh_views(path: Path) -> tuple[list[str], list[str]]:
+    try:
+        from queries.views import create_views
+    except ModuleNotFoundError:
+        return [], []
+    return create_views(path)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    first = text.splitlines()[0] if text else ""
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__

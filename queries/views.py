@@ -1,0 +1,72 @@
+"""DuckDB views over everything on disk, in ``<data_dir>/poker.duckdb`` (beside the catalog).
+
+For every table directory ``tables/<name>/`` with at least one partition file, a view
+``<name>`` reads all its partitions; then every ``queries/*.sql`` file (views of other stages,
+e.g. ``abstractions.sql``) runs in name order. Paths in views are relative to the data
+directory: every connection made here or by ``cli.py sql`` sets DuckDB's ``file_search_path``
+to it, so a data directory can be moved or copied whole.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import duckdb
+
+from etl.storage import TABLES_DIR, table_names_on_disk
+from schema.catalog import CATALOG_FILE
+
+SQL_DIR = Path(__file__).resolve().parent
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@contextmanager
+def connect(data_dir: str | os.PathLike, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A short-lived connection to ``<data_dir>/poker.duckdb`` with paths relative to it."""
+    data_dir = Path(data_dir).absolute()
+    con = duckdb.connect(str(data_dir / CATALOG_FILE), read_only=read_only)
+    try:
+        # A setting, not a query: DuckDB has no parameter binding for SET.
+        con.execute(f"SET file_search_path = '{_quote(str(data_dir))}'")
+        yield con
+    finally:
+        con.close()
+
+
+def create_views(data_dir: str | os.PathLike) -> tuple[list[str], list[str]]:
+    """(Re)create the views; return the views and .sql files made and one-line notes on files that failed.
+
+    A ``.sql`` file that fails (e.g. its stage has written nothing yet) is skipped with a note;
+    the table views do not depend on it.
+    """
+    made: list[str] = []
+    notes: list[str] = []
+    with connect(data_dir) as con:
+        for name in table_names_on_disk(data_dir):
+            if not _NAME.match(name):
+                notes.append(f"table directory {name!r} is not a valid view name; skipped")
+                continue
+            con.execute(f'CREATE OR REPLACE VIEW "{name}" AS SELECT * FROM '
+                        f"read_parquet('{TABLES_DIR}/{name}/*.parquet')")
+            made.append(name)
+        for sql_file in sorted(SQL_DIR.glob("*.sql")):
+            try:
+                con.execute("BEGIN")
+                con.execute(sql_file.read_text())
+                con.execute("COMMIT")
+            except duckdb.Error as exc:
+                con.execute("ROLLBACK")
+                first = str(exc).strip().splitlines()[0]
+                if "No files found" not in first:  # else: its stage has written nothing yet
+                    notes.append(f"{sql_file.name} skipped: {first}")
+                continue
+            made.append(sql_file.name)
+    return made, notes
+
+
+def _quote(text: str) -> str:
+    return text.replace("'", "''")
