@@ -63,6 +63,19 @@ def _rank_set_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 POPCOUNT, RANKSET_COLEX, RANKSET_OF_COLEX = _rank_set_tables()
 
 
+def _nth_free_table() -> np.ndarray:
+    """NTH_FREE[u, b]: the b-th rank (from 0) not in the 13-bit set u (13 when none)."""
+    t = np.full((1 << N_RANKS, N_RANKS), N_RANKS, np.int64)
+    for u in range(1 << N_RANKS):
+        free = [r for r in range(N_RANKS) if not (u >> r) & 1]
+        t[u, : len(free)] = free
+    t.setflags(write=False)
+    return t
+
+
+NTH_FREE = _nth_free_table()
+
+
 # ---------------------------------------------------------------------------------------------
 # Colex index of k-subsets
 # ---------------------------------------------------------------------------------------------
@@ -151,6 +164,8 @@ def colex_unindex_rows(idx: np.ndarray, k: int, n: int, out: np.ndarray) -> None
 #   offset        int64[C + 1]  first index of each configuration, then the total size
 #   suit_size     int64[C, 4]   M of each sorted suit position
 #   keys          int64[C, 4]   configuration keys of the sorted positions (descending)
+#   slot          int64[C, 4, R] output position of the first card of sorted position i in
+#                               round j in the canonical representative
 # ---------------------------------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
@@ -175,35 +190,41 @@ def _choose(n: int, k: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def _suit_value(groups, perm_weight, cards, s: int):
-    """(sort value, contribution to the ordered count index) of suit ``s`` of a hand."""
-    n_rounds = groups.shape[0]
-    used = 0
-    key = 0
-    x = 0
-    mult = 1
-    perm = 0
-    start = 0
-    for j in range(n_rounds):
-        n = groups[j]
-        mask = 0
-        shifted = 0
-        for t in range(start, start + n):
-            c = np.int64(cards[t])
-            if (c & 3) == s:
-                r = c >> 2
-                mask |= 1 << r
-                shifted |= 1 << (r - POPCOUNT[used & ((1 << r) - 1)])
-        cnt = POPCOUNT[mask]
-        x += mult * RANKSET_COLEX[shifted]
-        mult *= BINOM[N_RANKS - POPCOUNT[used], cnt]
-        used |= mask
-        key = (key << 4) | cnt
-        if s < 3:
-            perm += cnt * perm_weight[j, s]
-        start += n
-    kmax = (1 << (4 * n_rounds)) - 1
-    return ((kmax - key) << KEY_SHIFT) | x, perm
+def _sort4(a, b, c, d):
+    if a > b:
+        a, b = b, a
+    if c > d:
+        c, d = d, c
+    if a > c:
+        a, c = c, a
+    if b > d:
+        b, d = d, b
+    if b > c:
+        b, c = c, b
+    return a, b, c, d
+
+
+@njit(cache=True, inline="always")
+def _suit_step(shifted: int, m: int, u: int, x: int, mult: int):
+    """Append one round's digit to a suit index: ``shifted`` is the suit's rank set ``m`` of
+    the round renumbered past the ranks ``u`` it used before (digit weight ``mult``)."""
+    n = POPCOUNT[m]
+    return x + mult * RANKSET_COLEX[shifted], mult * BINOM[N_RANKS - POPCOUNT[u], n], n
+
+
+@njit(cache=True, inline="always")
+def _c2(n: int) -> int:
+    return (n * (n - 1)) >> 1
+
+
+@njit(cache=True, inline="always")
+def _c3(n: int) -> int:
+    return n * (n - 1) * (n - 2) // 6
+
+
+@njit(cache=True, inline="always")
+def _c4(n: int) -> int:
+    return n * (n - 1) * (n - 2) * (n - 3) // 24
 
 
 @njit(cache=True)
@@ -220,51 +241,124 @@ def index_hand(tables, cards) -> int:
     """
     groups, perm_weight, perm_to_config, offset, suit_size = (tables[0], tables[1], tables[2],
                                                               tables[3], tables[4])
-    seen = 0
-    for t in range(cards.shape[0]):
-        c = np.int64(cards[t])
-        if c < 0 or c >= 52 or (seen >> c) & 1:
-            return -1
-        seen |= 1 << c
-    v0, p0 = _suit_value(groups, perm_weight, cards, 0)
-    v1, p1 = _suit_value(groups, perm_weight, cards, 1)
-    v2, p2 = _suit_value(groups, perm_weight, cards, 2)
-    v3, p3 = _suit_value(groups, perm_weight, cards, 3)
-    cid = perm_to_config[p0 + p1 + p2 + p3]
-    # sorting network for 4 values, ascending
-    if v0 > v1:
-        v0, v1 = v1, v0
-    if v2 > v3:
-        v2, v3 = v3, v2
-    if v0 > v2:
-        v0, v2 = v2, v0
-    if v1 > v3:
-        v1, v3 = v3, v1
-    if v1 > v2:
-        v1, v2 = v2, v1
-    v = (v0, v1, v2, v3)
+    n_rounds = groups.shape[0]
+    used = 0  # packed: bit 16 * suit + rank
+    x0 = x1 = x2 = x3 = 0
+    mu0 = mu1 = mu2 = mu3 = 1
+    k0 = k1 = k2 = k3 = 0
+    perm = 0
+    t = 0
+    for j in range(n_rounds):
+        pm = 0  # this round's cards, packed: bit 16 * suit + rank
+        sh = 0  # the same with each rank renumbered past the suit's used ranks
+        for _ in range(groups[j]):
+            c = np.int64(cards[t])
+            t += 1
+            if c < 0 or c >= 52:
+                return -1
+            r = c >> 2
+            base = (c & 3) << 4
+            bit = 1 << (base | r)
+            if (pm | used) & bit:
+                return -1
+            pm |= bit
+            sh |= 1 << (base | (r - POPCOUNT[(used >> base) & ((1 << r) - 1)]))
+        x0, mu0, n0 = _suit_step(sh & 0x1FFF, pm & 0x1FFF, used & 0x1FFF, x0, mu0)
+        x1, mu1, n1 = _suit_step((sh >> 16) & 0x1FFF, (pm >> 16) & 0x1FFF, (used >> 16) & 0x1FFF,
+                                 x1, mu1)
+        x2, mu2, n2 = _suit_step((sh >> 32) & 0x1FFF, (pm >> 32) & 0x1FFF, (used >> 32) & 0x1FFF,
+                                 x2, mu2)
+        x3, mu3, n3 = _suit_step(sh >> 48, pm >> 48, used >> 48, x3, mu3)
+        k0 = (k0 << 4) | n0
+        k1 = (k1 << 4) | n1
+        k2 = (k2 << 4) | n2
+        k3 = (k3 << 4) | n3
+        perm += n0 * perm_weight[j, 0] + n1 * perm_weight[j, 1] + n2 * perm_weight[j, 2]
+        used |= pm
+    cid = perm_to_config[perm]
+    kmax = (1 << (4 * n_rounds)) - 1
+    v0, v1, v2, v3 = _sort4(((kmax - k0) << KEY_SHIFT) | x0, ((kmax - k1) << KEY_SHIFT) | x1,
+                            ((kmax - k2) << KEY_SHIFT) | x2, ((kmax - k3) << KEY_SHIFT) | x3)
     xmask = (1 << KEY_SHIFT) - 1
+    # runs of equal keys among the sorted positions; a run of g suits is a multiset digit
+    e01 = (v0 >> KEY_SHIFT) == (v1 >> KEY_SHIFT)
+    e12 = (v1 >> KEY_SHIFT) == (v2 >> KEY_SHIFT)
+    e23 = (v2 >> KEY_SHIFT) == (v3 >> KEY_SHIFT)
+    a0 = v0 & xmask
+    a1 = v1 & xmask
+    a2 = v2 & xmask
+    a3 = v3 & xmask
     idx = offset[cid]
+    if e01 and e12 and e23:
+        return idx + a0 + _c2(a1 + 1) + _c3(a2 + 2) + _c4(a3 + 3)
     mult = 1
-    i = 0
-    while i < 4:
-        ki = v[i] >> KEY_SHIFT
-        j = i + 1
-        while j < 4 and (v[j] >> KEY_SHIFT) == ki:
-            j += 1
-        g = j - i
-        m = suit_size[cid, i]
-        if g == 1:
-            idx += mult * (v[i] & xmask)
-            mult *= m
-        else:
-            part = 0
-            for t in range(g):
-                part += _choose((v[i + t] & xmask) + t, t + 1)
-            idx += mult * part
-            mult *= _multichoose_size(m, g)
-        i = j
-    return idx
+    if e01 and e12:  # (0 1 2) (3)
+        idx += a0 + _c2(a1 + 1) + _c3(a2 + 2)
+        return idx + _c3(suit_size[cid, 0] + 2) * a3
+    if e12 and e23:  # (0) (1 2 3)
+        return idx + a0 + suit_size[cid, 0] * (a1 + _c2(a2 + 1) + _c3(a3 + 2))
+    if e01:  # (0 1) ...
+        idx += a0 + _c2(a1 + 1)
+        mult = _c2(suit_size[cid, 0] + 1)
+    else:  # (0) ...
+        idx += a0
+        mult = suit_size[cid, 0]
+        if e12:  # (0) (1 2) (3)
+            idx += mult * (a1 + _c2(a2 + 1))
+            return idx + mult * _c2(suit_size[cid, 1] + 1) * a3
+        idx += mult * a1
+        mult *= suit_size[cid, 1]
+    # positions 2 and 3 remain, position 1 closed
+    if e23:
+        return idx + mult * (a2 + _c2(a3 + 1))
+    return idx + mult * (a2 + suit_size[cid, 2] * a3)
+
+
+@njit(cache=True, inline="always")
+def _inv_choose(part: int, k: int) -> int:
+    """Largest y with C(y, k) <= part, for k in 2..4 (float estimate, then exact fix-up)."""
+    if k == 2:
+        y = np.int64((1.0 + np.sqrt(1.0 + 8.0 * part)) * 0.5)
+        while _c2(y) > part:
+            y -= 1
+        while _c2(y + 1) <= part:
+            y += 1
+    elif k == 3:
+        y = np.int64(np.cbrt(6.0 * part)) + 1
+        while _c3(y) > part:
+            y -= 1
+        while _c3(y + 1) <= part:
+            y += 1
+    else:
+        y = np.int64((24.0 * part) ** 0.25) + 1
+        while _c4(y) > part:
+            y -= 1
+        while _c4(y + 1) <= part:
+            y += 1
+    return y
+
+
+@njit(cache=True, inline="always")
+def _write_suit(x: int, key: int, s: int, slots, n_rounds: int, out) -> None:
+    """Write the cards of suit ``s`` with configuration ``key`` and suit index ``x``."""
+    used = 0
+    for j in range(n_rounds):
+        n = (key >> (4 * (n_rounds - 1 - j))) & 15
+        if n == 0:
+            continue
+        radix = BINOM[N_RANKS - POPCOUNT[used], n]
+        shifted = RANKSET_OF_COLEX[n, x % radix]
+        x //= radix
+        pos = slots[j]
+        mask = 0
+        while shifted:
+            low = shifted & -shifted
+            r = NTH_FREE[used, POPCOUNT[low - 1]]
+            mask |= 1 << r
+            out[pos] = 4 * r + s
+            pos += 1
+            shifted ^= low
+        used |= mask
 
 
 @njit(cache=True)
@@ -282,7 +376,7 @@ def unindex_hand(tables, idx: int, out) -> bool:
     Returns:
         False (``out`` untouched) when ``idx`` is out of range.
     """
-    groups, offset, suit_size, keys = tables[0], tables[3], tables[4], tables[5]
+    groups, offset, suit_size, keys, slot = tables[0], tables[3], tables[4], tables[5], tables[6]
     n_conf = offset.shape[0] - 1
     if idx < 0 or idx >= offset[n_conf]:
         return False
@@ -308,24 +402,21 @@ def unindex_hand(tables, idx: int, out) -> bool:
             j += 1
         g = j - i
         m = suit_size[cid, i]
-        size = m if g == 1 else _multichoose_size(m, g)
-        part = rem % size
-        rem //= size
-        # multiset colex decode: y_t = x_t + t, largest y with C(y, t + 1) <= part
+        if g == 1:
+            part = rem % m
+            rem //= m
+            y = part
+        else:
+            size = _c2(m + 1) if g == 2 else (_c3(m + 2) if g == 3 else _c4(m + 3))
+            part = rem % size
+            rem //= size
+        # multiset colex decode: y_t = x_t + t is the largest y with C(y, t + 1) <= part
         for t in range(g - 1, -1, -1):
             if t == 0:
                 y = part
             else:
-                a = t
-                b = m + g - 1  # exclusive upper bound on y
-                while b - a > 1:
-                    mid = (a + b) >> 1
-                    if _choose(mid, t + 1) <= part:
-                        a = mid
-                    else:
-                        b = mid
-                y = a
-                part -= _choose(y, t + 1)
+                y = _inv_choose(part, t + 1)
+                part -= _c2(y) if t == 1 else (_c3(y) if t == 2 else _c4(y))
             p = i + t
             if p == 0:
                 x0 = y - t
@@ -336,32 +427,10 @@ def unindex_hand(tables, idx: int, out) -> bool:
             else:
                 x3 = y - t
         i = j
-    for s in range(4):
-        x = x0 if s == 0 else (x1 if s == 1 else (x2 if s == 2 else x3))
-        key = keys[cid, s]
-        used = 0
-        start = 0
-        for j in range(n_rounds):
-            shift = 4 * (n_rounds - 1 - j)
-            n = (key >> shift) & 15
-            pos = start  # after the cards of suits < s in this round
-            for s2 in range(s):
-                pos += (keys[cid, s2] >> shift) & 15
-            radix = BINOM[N_RANKS - POPCOUNT[used], n]
-            shifted = RANKSET_OF_COLEX[n, x % radix]
-            x //= radix
-            # member b of the shifted set is the b-th rank not used in earlier rounds
-            f = 0
-            mask = 0
-            for r in range(N_RANKS):
-                if not (used >> r) & 1:
-                    if (shifted >> f) & 1:
-                        mask |= 1 << r
-                        out[pos] = 4 * r + s
-                        pos += 1
-                    f += 1
-            used |= mask
-            start += groups[j]
+    _write_suit(x0, keys[cid, 0], 0, slot[cid, 0], n_rounds, out)
+    _write_suit(x1, keys[cid, 1], 1, slot[cid, 1], n_rounds, out)
+    _write_suit(x2, keys[cid, 2], 2, slot[cid, 2], n_rounds, out)
+    _write_suit(x3, keys[cid, 3], 3, slot[cid, 3], n_rounds, out)
     start = 0
     for j in range(n_rounds):
         # ascending order within the group (insertion sort; groups are small)
@@ -393,21 +462,6 @@ def unindex_rows(tables, idx: np.ndarray, out: np.ndarray) -> None:
 # ---------------------------------------------------------------------------------------------
 # Verification: an independent canonical form, and exhaustive enumeration of raw hands.
 # ---------------------------------------------------------------------------------------------
-
-@njit(cache=True, inline="always")
-def _sort4(a, b, c, d):
-    if a > b:
-        a, b = b, a
-    if c > d:
-        c, d = d, c
-    if a > c:
-        a, c = c, a
-    if b > d:
-        b, d = d, b
-    if b > c:
-        b, c = c, b
-    return a, b, c, d
-
 
 @njit(cache=True)
 def canonical_form(groups, cards):
