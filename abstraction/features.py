@@ -38,6 +38,10 @@ class EquityFeature:
     def __call__(self, r: int, rows: np.ndarray, parent: int) -> np.ndarray:
         return (self.hands.rounds[r].equity[rows] ** self.power)[:, None]
 
+    def leaf_transform(self, equity: np.ndarray) -> np.ndarray:
+        """Feature of a ``LeafRound``'s equities."""
+        return equity ** self.power
+
 
 @dataclass(frozen=True)
 class PotentialFeature:
@@ -62,6 +66,10 @@ class PotentialFeature:
     def leaf(self, rows: np.ndarray) -> np.ndarray:
         h = self.hands.rounds[-1]
         return h.outcome[rows] if h.outcome is not None else h.equity[rows][:, None]
+
+    def leaf_transform(self, equity: np.ndarray) -> np.ndarray:
+        """A ``LeafRound`` is abstracted by equity (there is no future)."""
+        return equity
 
     def clusters_at(self, r: int, s: int) -> int:
         if self.intermediate is not None and s < len(self.intermediate) \

@@ -33,3 +33,21 @@ def rhode_island() -> GameHands:
         rounds.append(HandRound(weight=np.asarray(h.weight), parent=np.asarray(h.parent),
                                 equity=np.asarray(h.equity), outcome=outcome))
     return GameHands("rhode-island", tuple(rounds))
+
+
+def with_leaf_round(game: GameHands) -> GameHands:
+    """The same game with its last round given per parent bucket (a ``LeafRound``), the way
+    Texas Hold'em's river is: a reference for ``LeafRound`` and a check of the builder."""
+    from abstraction.clustering import Points
+    from abstraction.hands import LeafRound
+
+    last = game.rounds[-1]
+
+    def points(prev_bucket: np.ndarray):
+        parent_bucket = prev_bucket[last.parent]
+        k = int(prev_bucket.max()) + 1
+        out = [Points.from_hands(last.equity[parent_bucket == b], last.weight[parent_bucket == b])
+               for b in range(k)]
+        return out, np.bincount(parent_bucket, weights=last.weight, minlength=k)
+
+    return GameHands(game.game, game.rounds[:-1], LeafRound(len(last), points))

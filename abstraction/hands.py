@@ -10,6 +10,7 @@ loss) in the last round, or a precomputed next-round histogram. Game adapters
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -39,11 +40,30 @@ class HandRound:
 
 
 @dataclass(frozen=True)
+class LeafRound:
+    """A last round too large to list hand by hand (Texas Hold'em's river: 2.4 billion
+    perfect-recall hands). Its buckets are equity ranges per parent bucket (DESIGN.md section
+    2), so all a builder needs is, per parent bucket, the distribution of the leaf equity.
+
+    Attributes:
+        size: number of (canonical) hands of the round.
+        points: ``points(parent_bucket_of_each_previous_round_hand) -> (list of Points, p)``:
+            per previous-round bucket, the distinct equities (``x`` of shape (n, 1)) with their
+            conditional probabilities ``w`` (summing to 1), and ``p`` the buckets' probabilities.
+    """
+
+    size: int
+    points: Callable
+
+
+@dataclass(frozen=True)
 class GameHands:
-    """A game's hand tree: ``rounds[r].parent`` indexes ``rounds[r-1]``."""
+    """A game's hand tree: ``rounds[r].parent`` indexes ``rounds[r-1]``; an optional
+    ``leaf`` is one more round given per parent bucket."""
 
     game: str
     rounds: tuple[HandRound, ...]
+    leaf: LeafRound | None = None
 
     def __post_init__(self) -> None:
         for r, h in enumerate(self.rounds):
@@ -59,7 +79,7 @@ class GameHands:
 
     @property
     def sizes(self) -> tuple[int, ...]:
-        return tuple(len(h) for h in self.rounds)
+        return tuple(len(h) for h in self.rounds) + ((self.leaf.size,) if self.leaf else ())
 
     def transition(self, r: int) -> np.ndarray:
         """P(hand | parent hand) for round r >= 1."""

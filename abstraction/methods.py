@@ -28,7 +28,7 @@ import numpy as np
 
 from abstraction.features import EquityFeature, PotentialFeature
 from abstraction.hands import GameHands
-from abstraction.tree import RoundResult, build_tree
+from abstraction.tree import build_tree, round_result
 
 
 class _Abstraction:
@@ -190,8 +190,8 @@ class Lossless(_Abstraction):
             report = {"round": r, "requested": len(order), "built": len(order), "error": 0.0,
                       "sizes": {"min": int(sizes.min()), "median": float(np.median(sizes)),
                                 "mean": float(sizes.mean()), "max": int(sizes.max())}}
-            self.rounds_.append(RoundResult(bucket, parent, [np.array([e]) for e in eq[order]],
-                                            report))
+            self.rounds_.append(round_result(bucket, parent, [np.array([e]) for e in eq[order]],
+                                             hr.weight, hr.equity, report))
         self.buckets_ = tuple(r.n_buckets for r in self.rounds_)
         if self.buckets is not None:
             asked = tuple(int(b) for b in self.buckets)

@@ -60,34 +60,28 @@ def round_table(r: int, res: RoundResult) -> pa.Table:
     }, schema=BUCKETS_SCHEMA)
 
 
-def centroids_table(hands: GameHands, rounds: list[RoundResult]) -> pa.Table:
+def centroids_table(rounds: list[RoundResult]) -> pa.Table:
     cols = {name: [] for name in CENTROIDS_SCHEMA.names}
     for r, res in enumerate(rounds):
-        h = hands.rounds[r]
         k = res.n_buckets
-        w = np.bincount(res.bucket, weights=h.weight, minlength=k)
         cols["round"].append(np.full(k, r, dtype=np.int8))
         cols["bucket"].append(np.arange(k, dtype=np.int32))
         cols["parent_bucket"].append(res.parent)
-        cols["hands"].append(np.bincount(res.bucket, minlength=k).astype(np.int64))
-        cols["weight"].append(w)
-        cols["mean_equity"].append(np.bincount(res.bucket, weights=h.weight * h.equity,
-                                               minlength=k) / w)
+        cols["hands"].append(res.hands.astype(np.int64))
+        cols["weight"].append(res.weight)
+        cols["mean_equity"].append(res.mean_equity)
         cols["centroid"].extend(np.asarray(c, dtype=np.float64).tolist() for c in res.centroids)
     arrays = [pa.array(np.concatenate(cols[n]) if n != "centroid" else cols[n],
                        type=CENTROIDS_SCHEMA.field(n).type) for n in CENTROIDS_SCHEMA.names]
     return pa.Table.from_arrays(arrays, schema=CENTROIDS_SCHEMA)
 
 
-def thresholds_table(hands: GameHands, rounds: list[RoundResult]) -> pa.Table:
+def thresholds_table(rounds: list[RoundResult]) -> pa.Table:
     """Equity range of each bucket; ``interval`` where no sibling's range overlaps it."""
     parts = []
     for r, res in enumerate(rounds):
-        eq, k = hands.rounds[r].equity, res.n_buckets
-        lo = np.full(k, np.inf)
-        hi = np.full(k, -np.inf)
-        np.minimum.at(lo, res.bucket, eq)
-        np.maximum.at(hi, res.bucket, eq)
+        k = res.n_buckets
+        lo, hi = res.ranges[:, 0], res.ranges[:, 1]
         order = np.lexsort((lo, res.parent))
         interval = np.ones(k, dtype=bool)
         start = 0
@@ -120,9 +114,10 @@ def save(model, hands: GameHands, name: str, *, seed: int, seconds: float, repla
     if root.exists():
         shutil.rmtree(root)
     for r, res in enumerate(model.rounds_):
-        atomic_write_parquet(round_table(r, res), root / f"round{r}.parquet")
-    atomic_write_parquet(centroids_table(hands, model.rounds_), root / "centroids.parquet")
-    atomic_write_parquet(thresholds_table(hands, model.rounds_), root / "thresholds.parquet")
+        if r < len(hands.rounds):  # a LeafRound is stored as equity thresholds only
+            atomic_write_parquet(round_table(r, res), root / f"round{r}.parquet")
+    atomic_write_parquet(centroids_table(model.rounds_), root / "centroids.parquet")
+    atomic_write_parquet(thresholds_table(model.rounds_), root / "thresholds.parquet")
     row = Abstraction(
         name=name, method=model.method, game=hands.game,
         buckets=",".join(str(b) for b in (model.buckets or model.buckets_)),

@@ -32,9 +32,12 @@ class RoundResult:
     """One round of a built abstraction.
 
     Attributes:
-        bucket: bucket id of every hand of the round (0 .. K_r-1).
+        bucket: bucket id of every hand of the round (0 .. K_r-1); empty for a leaf round given
+            per parent (``LeafRound``), whose buckets are the equity ranges in ``ranges``.
         parent: parent bucket (round r-1) of every bucket; -1 in round 0.
         centroids: the k-means centroid of every bucket (in its parent's feature space).
+        weight: probability of every bucket; hands: hands (leaf round: distinct equities) in it.
+        mean_equity: mean equity of every bucket; ranges: (K_r, 2) least and greatest equity.
         report: requested/built bucket counts, reason when fewer, IP objective, the error of
             an equal split, bucket size distribution, seconds.
     """
@@ -42,11 +45,29 @@ class RoundResult:
     bucket: np.ndarray
     parent: np.ndarray
     centroids: list[np.ndarray]
+    weight: np.ndarray
+    hands: np.ndarray
+    mean_equity: np.ndarray
+    ranges: np.ndarray
     report: dict = field(default_factory=dict)
 
     @property
     def n_buckets(self) -> int:
         return len(self.parent)
+
+
+def round_result(bucket: np.ndarray, parent: np.ndarray, centroids: list[np.ndarray],
+                 hand_weight: np.ndarray, equity: np.ndarray, report: dict) -> RoundResult:
+    """A ``RoundResult`` from per-hand buckets (bucket statistics computed here)."""
+    k = len(parent)
+    w = np.bincount(bucket, weights=hand_weight, minlength=k)
+    lo = np.full(k, np.inf)
+    hi = np.full(k, -np.inf)
+    np.minimum.at(lo, bucket, equity)
+    np.maximum.at(hi, bucket, equity)
+    return RoundResult(bucket, parent, centroids, w, np.bincount(bucket, minlength=k),
+                       np.bincount(bucket, weights=hand_weight * equity, minlength=k) / w,
+                       np.stack([lo, hi], axis=1), report)
 
 
 def build_tree(hands: GameHands, buckets: Sequence[int], features: FeatureFn, *,
@@ -71,27 +92,39 @@ def build_tree(hands: GameHands, buckets: Sequence[int], features: FeatureFn, *,
 
 def _build(hands, buckets, features, random_state, n_init, kmax, workers, progress):
     results: list[RoundResult] = []
-    for r in range(len(hands.rounds)):
+    for r in range(len(hands.sizes)):
         t0 = time.perf_counter()
-        h = hands.rounds[r]
-        if r == 0:
-            groups = [np.arange(len(h))]
-        else:
-            parent_bucket = results[-1].bucket[h.parent]
-            order = np.argsort(parent_bucket, kind="stable")
-            cuts = np.searchsorted(parent_bucket[order], np.arange(results[-1].n_buckets + 1))
-            groups = [np.sort(order[cuts[i]:cuts[i + 1]]) for i in range(results[-1].n_buckets)]
+        leaf = r == len(hands.rounds)  # the last round given per parent bucket (LeafRound)
         budget = int(buckets[r])
-        n_parents = len(groups)
-        cap = budget - n_parents + 1 if r else budget
+        if leaf:
+            raw, p = hands.leaf.points(results[-1].bucket)
+            groups = [None] * len(raw)
+            equity = [pt.x[:, 0] for pt in raw]
+            hand_w = [pt.w for pt in raw]
+            tasks = [(features.leaf_transform, r, pt, i) for i, pt in enumerate(raw)]
+        else:
+            h = hands.rounds[r]
+            if r == 0:
+                groups = [np.arange(len(h))]
+            else:
+                parent_bucket = results[-1].bucket[h.parent]
+                order = np.argsort(parent_bucket, kind="stable")
+                cuts = np.searchsorted(parent_bucket[order],
+                                       np.arange(results[-1].n_buckets + 1))
+                groups = [np.sort(order[cuts[i]:cuts[i + 1]])
+                          for i in range(results[-1].n_buckets)]
+            p = np.array([h.weight[rows].sum() for rows in groups])
+            equity = [h.equity[rows] for rows in groups]
+            hand_w = [h.weight[rows] for rows in groups]
+            tasks = [(features, r, rows, i) for i, rows in enumerate(groups)]
+        n_parents = len(tasks)
+        cap = budget - n_parents + 1 if r else 0
         if kmax is not None and r:
             cap = min(cap, kmax)
-        tasks = [(features, r, rows, i, cap if r else 0, h.weight[rows], random_state, n_init)
-                 for i, rows in enumerate(groups)]
+        tasks = [t + (hand_w[i], cap, random_state, n_init) for i, t in enumerate(tasks)]
         desc = f"round {r}: {n_parents} parent(s) -> {budget} buckets"
         out = _run(tasks, workers, progress, desc)
         points = [o[0] for o in out]
-        p = np.array([h.weight[rows].sum() for rows in groups])
         report = {"round": r, "requested": budget, "parents": n_parents}
         if r == 0:
             children = np.array([min(budget, len(points[0]))])
@@ -102,10 +135,10 @@ def _build(hands, buckets, features, random_state, n_init, kmax, workers, progre
             children = alloc.children
             report.update(ip_objective=alloc.objective, equal_split_error=naive.objective)
         distinct = int(sum(len(pt) for pt in points))
-        bucket = np.empty(len(h), dtype=np.int32)
-        parent_of_bucket, centroids = [], []
+        bucket = np.empty(0 if leaf else len(h), dtype=np.int32)
+        parent_of_bucket, centroids, weight, count, mean_eq, ranges = [], [], [], [], [], []
         error = 0.0
-        for i, (rows, pts, k) in enumerate(zip(groups, points, children)):
+        for i, (pts, k) in enumerate(zip(points, children)):
             if r == 0:
                 labels, cents, sse = kmeans(pts, int(k), seed_for(random_state, r, i, int(k)),
                                             n_init)
@@ -113,36 +146,58 @@ def _build(hands, buckets, features, random_state, n_init, kmax, workers, progre
                 labels, cents, sse = assign(pts, out[i][1][1][int(k) - 1])
             error += float(p[i] * sse)
             hand_labels = labels[pts.inverse]
-            w = np.bincount(hand_labels, weights=h.weight[rows], minlength=len(cents))
-            eq = np.bincount(hand_labels, weights=h.weight[rows] * h.equity[rows],
-                             minlength=len(cents)) / np.maximum(w, 1e-300)
+            kk = len(cents)
+            w = np.bincount(hand_labels, weights=hand_w[i], minlength=kk)
+            eq = np.bincount(hand_labels, weights=hand_w[i] * equity[i],
+                             minlength=kk) / np.maximum(w, 1e-300)
+            lo = np.full(kk, np.inf)
+            hi = np.full(kk, -np.inf)
+            np.minimum.at(lo, hand_labels, equity[i])
+            np.maximum.at(hi, hand_labels, equity[i])
             # children ordered by mean equity (then centroid) so bucket ids read weak -> strong
             rank = np.lexsort(tuple(cents.T[::-1]) + (eq,))
-            relabel = np.empty(len(rank), dtype=np.int64)
-            relabel[rank] = np.arange(len(rank))
-            bucket[rows] = len(parent_of_bucket) + relabel[hand_labels]
-            parent_of_bucket.extend([i if r else -1] * len(rank))
+            relabel = np.empty(kk, dtype=np.int64)
+            relabel[rank] = np.arange(kk)
+            if not leaf:
+                bucket[groups[i]] = len(parent_of_bucket) + relabel[hand_labels]
+            parent_of_bucket.extend([i if r else -1] * kk)
             centroids.extend(cents[rank])
+            weight.append((w / max(w.sum(), 1e-300) * p[i])[rank])
+            count.append(np.bincount(hand_labels, minlength=kk)[rank])
+            mean_eq.append(eq[rank])
+            ranges.append(np.stack([lo, hi], axis=1)[rank])
         built = len(parent_of_bucket)
-        sizes = np.bincount(bucket, minlength=built)
+        sizes = np.concatenate(count)
         report.update(built=built, error=error, distinct_hand_values=distinct,
                       sizes={"min": int(sizes.min()), "median": float(np.median(sizes)),
                              "mean": float(sizes.mean()), "max": int(sizes.max())},
                       seconds=round(time.perf_counter() - t0, 3))
+        if leaf:
+            report["sizes"]["unit"] = "distinct equity values"
         if built < budget:
             report["reason"] = (f"only {built} buckets possible: the hands have {distinct} "
                                 "distinct feature values under their parents"
                                 if distinct < budget else
                                 f"the allocation IP used {built} of {budget} buckets")
         results.append(RoundResult(bucket, np.asarray(parent_of_bucket, dtype=np.int32),
-                                   centroids, report))
+                                   centroids, np.concatenate(weight), sizes.astype(np.int64),
+                                   np.concatenate(mean_eq), np.concatenate(ranges), report))
     return results
 
 
-def _parent_task(features: FeatureFn, r: int, rows: np.ndarray, i: int, cap: int,
-                 weight: np.ndarray, random_state: int, n_init: int):
+def _parent_task(features, *args):
+    """Features of one parent's hands (or its leaf points), deduplicated, and the error curve.
+
+    ``args`` is ``(r, rows, i, weight, cap, random_state, n_init)`` for hand rounds and
+    ``(r, points, i, weight, cap, random_state, n_init)`` for a leaf round.
+    """
     with single_threaded():  # also in worker processes
-        pts = Points.from_hands(features(r, rows, i), weight)
+        if isinstance(args[1], Points):
+            r, raw, i, weight, cap, random_state, n_init = args
+            pts = Points(features(raw.x), raw.w, np.arange(len(raw.w)))
+        else:
+            r, rows, i, weight, cap, random_state, n_init = args
+            pts = Points.from_hands(features(r, rows, i), weight)
         curve = error_curve(pts, cap, random_state, (r, i), n_init) if cap else None
     return pts, curve
 

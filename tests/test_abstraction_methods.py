@@ -104,3 +104,25 @@ def test_error_curve_non_increasing():
     curve, cents = error_curve(pts, 40, 0, (0,), 1)
     assert len(curve) == 40 and np.all(np.diff(curve) < 0)
     assert [len(c) for c in cents] == list(range(1, 41))
+
+
+@pytest.mark.parametrize("cls", [ExpectationBased, PotentialAware])
+def test_leaf_round_thresholds(game, cls):
+    """A last round given per parent bucket (Texas river style) gives the same buckets as the
+    hand-by-hand last round when the method clusters it on equity."""
+    from abstraction.games import with_leaf_round
+
+    full = ExpectationBased((13, 20, 60), random_state=0, n_init=1).fit(game)
+    leafy = cls((13, 20, 60), random_state=0, n_init=1).fit(with_leaf_round(game))
+    if cls is ExpectationBased:
+        assert leafy.buckets_ == full.buckets_
+        assert np.array_equal(leafy.rounds_[1].bucket, full.rounds_[1].bucket)
+        assert np.array_equal(leafy.rounds_[2].parent, full.rounds_[2].parent)
+        assert np.allclose(leafy.rounds_[2].ranges, full.rounds_[2].ranges)
+        assert np.allclose(leafy.rounds_[2].weight, full.rounds_[2].weight)
+    last = leafy.rounds_[2]
+    assert len(last.bucket) == 0 and last.n_buckets == 60
+    # buckets are disjoint equity intervals within each parent
+    for b in range(leafy.buckets_[1]):
+        rng = last.ranges[last.parent == b]
+        assert np.all(rng[1:, 0] > rng[:-1, 1])
