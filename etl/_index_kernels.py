@@ -11,8 +11,9 @@ no allocation, no Python objects):
   colex index ``idx`` into ``out[:k]``.
 - ``index_hand(tables, cards) -> int64``: canonical index of one hand (-1 if invalid).
 - ``unindex_hand(tables, idx, out) -> bool``: writes the canonical representative of ``idx``.
-- ``canonical_form(tables, cards) -> (int64, int64, int64, int64)``: a complete
-  suit-isomorphism invariant (independent of the index; used to verify it).
+- ``canonical_form(groups, cards) -> (int64, int64, int64, int64)`` and
+  ``canonical_code(groups, cards) -> int64``: complete suit-isomorphism invariants computed
+  without the index (used to verify it); ``groups = tables[0]``.
 
 ``tables`` is the tuple ``HandIndexer(groups).tables``; pass it to your own ``@njit`` function as
 one argument and hand it on unchanged (numba types it as a heterogeneous tuple of arrays).
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 N_RANKS = 13
 MAX_BINOM_N = 64
@@ -494,8 +496,15 @@ def canonical_form(groups, cards):
 
 
 @njit(cache=True, inline="always")
-def _relabel_canonical(groups, cards, rep):
-    """Write into ``rep`` the hand with suits renamed by rank of their packed vectors."""
+def canonical_code(groups, cards) -> int:
+    """An exact integer code of a hand's isomorphism class, computed without the index.
+
+    Suits are renamed in the order of their per-suit vectors of rank sets per round (as in
+    ``canonical_form``; equal vectors make the order of ties irrelevant), and the renamed hand
+    is coded as the mixed-radix number of its groups' colex indices among all 52 cards (radix
+    C(52, n) per group). Two hands get the same code iff they are suit-isomorphic. At most 4
+    rounds; the code fits in int64 when ``prod C(52, n_j)`` does.
+    """
     s0 = 0
     s1 = 0
     s2 = 0
@@ -520,11 +529,25 @@ def _relabel_canonical(groups, cards, rep):
     n1 = (s0 <= s1) + (s2 < s1) + (s3 < s1)
     n2 = (s0 <= s2) + (s1 <= s2) + (s3 < s2)
     n3 = (s0 <= s3) + (s1 <= s3) + (s2 <= s3)
-    for t in range(cards.shape[0]):
-        c = np.int64(cards[t])
-        s = c & 3
-        ns = n0 if s == 0 else (n1 if s == 1 else (n2 if s == 2 else n3))
-        rep[t] = (c & ~3) | ns
+    names = n0 | (n1 << 2) | (n2 << 4) | (n3 << 6)
+    code = 0
+    radix = 1
+    start = 0
+    for j in range(groups.shape[0]):
+        m = np.uint64(0)
+        for t in range(start, start + groups[j]):
+            c = np.int64(cards[t])
+            m |= np.uint64(1) << np.uint64((c & ~3) | ((names >> (2 * (c & 3))) & 3))
+        col = 0
+        i = 0
+        while m:
+            i += 1
+            col += BINOM[trailing_zeros(m), i]
+            m &= m - np.uint64(1)
+        code += radix * col
+        radix *= BINOM[52, groups[j]]
+        start += groups[j]
+    return code
 
 
 @njit(cache=True, inline="always")
@@ -558,15 +581,14 @@ def _start_group(groups, starts, g: int, cards, avail, pos) -> None:
 
 
 @njit(cache=True, parallel=True)
-def verify_tasks(tables, first: np.ndarray, bitmap: np.ndarray, full_roundtrip: bool,
+def verify_tasks(tables, first: np.ndarray, codes: np.ndarray, bitmap: np.ndarray,
                  errors: np.ndarray, counts: np.ndarray) -> None:
     """Index every raw hand whose first group is ``first[i]`` (one task per row, in parallel).
 
-    For each hand h: ``bitmap[index(h)] = 1``; ``errors[i, 0]`` counts indices out of range,
-    ``errors[i, 1]`` hands whose index differs from that of their suit-canonical relabelling
-    (the index must be a function of the isomorphism class), and with ``full_roundtrip``
-    ``errors[i, 2]`` counts hands not isomorphic to ``unindex(index(h))``. ``counts[i]`` is the
-    number of hands visited.
+    For each hand h with i = index(h): ``errors[t, 0]`` counts i out of range, ``errors[t, 1]``
+    hands with ``codes[i] != canonical_code(h)`` (``codes[i]`` is the canonical code of
+    ``unindex(i)``, so this checks that ``unindex(index(h))`` is isomorphic to h); marks
+    ``bitmap[i] = 1``. ``counts[t]`` is the number of hands visited.
     """
     groups = tables[0]
     size = tables[3][tables[3].shape[0] - 1]
@@ -574,22 +596,19 @@ def verify_tasks(tables, first: np.ndarray, bitmap: np.ndarray, full_roundtrip: 
     total = 0
     for j in range(n_rounds):
         total += groups[j]
-    for i in prange(first.shape[0]):
+    for task in prange(first.shape[0]):
         starts = np.zeros(n_rounds + 1, np.int64)
         for j in range(n_rounds):
             starts[j + 1] = starts[j] + groups[j]
-        cards = np.zeros(total, np.int64)
-        rep = np.zeros(total, np.int64)
-        back = np.zeros(total, np.int64)
+        cards = np.zeros(total, np.uint8)
         avail = np.zeros((n_rounds, 52), np.int64)
         pos = np.zeros((n_rounds, 52), np.int64)
         for t in range(groups[0]):
-            cards[t] = first[i, t]
+            cards[t] = first[task, t]
         for g in range(1, n_rounds):
             _start_group(groups, starts, g, cards, avail, pos)
         e0 = 0
         e1 = 0
-        e2 = 0
         n = 0
         while True:
             idx = index_hand(tables, cards)
@@ -598,13 +617,8 @@ def verify_tasks(tables, first: np.ndarray, bitmap: np.ndarray, full_roundtrip: 
                 e0 += 1
             else:
                 bitmap[idx] = 1
-                _relabel_canonical(groups, cards, rep)
-                if index_hand(tables, rep) != idx:
+                if codes[idx] != canonical_code(groups, cards):
                     e1 += 1
-                if full_roundtrip:
-                    unindex_hand(tables, idx, back)
-                    if canonical_form(groups, back) != canonical_form(groups, cards):
-                        e2 += 1
             g = n_rounds - 1
             while g >= 1:
                 k = groups[g]
@@ -617,16 +631,16 @@ def verify_tasks(tables, first: np.ndarray, bitmap: np.ndarray, full_roundtrip: 
                 break
             for h in range(g + 1, n_rounds):
                 _start_group(groups, starts, h, cards, avail, pos)
-        errors[i, 0] = e0
-        errors[i, 1] = e1
-        errors[i, 2] = e2
-        counts[i] = n
+        errors[task, 0] = e0
+        errors[task, 1] = e1
+        counts[task] = n
 
 
 @njit(cache=True, parallel=True)
-def roundtrip_range(tables, lo: int, hi: int, errors: np.ndarray) -> None:
-    """For every index i in ``lo..hi-1``: ``index(unindex(i)) == i`` (``errors[0]`` counts
-    failures) and the representative is a valid hand whose groups are ascending (``errors[1]``).
+def roundtrip_range(tables, lo: int, hi: int, codes: np.ndarray, errors: np.ndarray) -> None:
+    """For every index i in ``lo..hi-1``: ``codes[i] = canonical_code(unindex(i))``;
+    ``errors[0]`` counts ``index(unindex(i)) != i``, ``errors[1]`` representatives that are not
+    valid hands with each group ascending.
     """
     groups = tables[0]
     total = 0
@@ -637,7 +651,7 @@ def roundtrip_range(tables, lo: int, hi: int, errors: np.ndarray) -> None:
     e0 = np.zeros(n_chunks, np.int64)
     e1 = np.zeros(n_chunks, np.int64)
     for ch in prange(n_chunks):
-        out = np.zeros(total, np.int64)
+        out = np.zeros(total, np.uint8)
         a = lo + ch * step
         b = min(hi, a + step)
         for i in range(a, b):
@@ -646,6 +660,7 @@ def roundtrip_range(tables, lo: int, hi: int, errors: np.ndarray) -> None:
                 continue
             if index_hand(tables, out) != i:
                 e0[ch] += 1
+            codes[i] = canonical_code(groups, out)
             start = 0
             for j in range(groups.shape[0]):
                 for t in range(start + 1, start + groups[j]):
