@@ -54,6 +54,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="wait for another run's lock instead of exiting")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="content parameter of the tables (e.g. hist_bins=50); repeatable")
+    p.add_argument("--checks", default=None,
+                   help="verify: comma-separated subset of: canonical, handval (default: all)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--quick", action="store_true",
                    help="status: skip the SHA-256 of every file (size, footer, rows only)")
@@ -69,7 +71,7 @@ def main(args: argparse.Namespace) -> int:
     if args.action == "status":
         return _status(data, tables, names, checksum=not args.quick)
     if args.action == "verify":
-        return _verify(data)
+        return _verify(data, args.checks.split(",") if args.checks else None)
     return _run(data, tables, names, args)
 
 
@@ -97,7 +99,7 @@ def _run(data, tables, names, args) -> int:
     report = run(data, tables, names, workers=args.workers, refresh=args.refresh,
                  scheduler=args.scheduler, wait=args.wait, progress=not args.no_progress)
     out = Table(title=f"etl: {report.wall_seconds:.1f} s wall, executor {report.executor}"
-                      + (f" ({report.workers} workers)" if report.executor == "processes" else ""))
+                      + (f" ({report.workers} workers)" if "processes" in report.executor else ""))
     for col, justify in (("table", "left"), ("parts", "right"), ("built", "right"),
                          ("rows", "right"), ("on disk", "right"), ("build s", "right"),
                          ("wall s", "right"), ("state", "left")):
@@ -172,21 +174,22 @@ def _status(data, tables, names, checksum: bool) -> int:
 # --- verify --------------------------------------------------------------------------------
 
 
-def _verify(data) -> int:
-    """Run every exact check; print expected against found; exit 1 on any mismatch."""
-    checks: list[tuple[str, Callable[[], list[tuple[str, Any, Any]]]]] = [
-        ("canonical index counts", _check_canonical_counts),
-        ("handval categories", lambda: _check_handval_categories(data)),
-    ]
+def _verify(data, only: list[str] | None = None) -> int:
+    """Run the exact checks; print expected against found; exit 1 on any mismatch."""
+    unknown = [c for c in only or [] if c not in VERIFY_CHECKS]
+    if unknown:
+        raise UserError(f"unknown check {unknown[0]!r} (known: {', '.join(VERIFY_CHECKS)})")
     console = _console()
     out = Table(title="etl verify")
     for col in ("check", "expected", "found", "result", "seconds"):
         out.add_column(col, justify="left" if col in ("check", "result") else "right")
     bad = 0
-    for title, fn in checks:
+    for title, fn in VERIFY_CHECKS.items():
+        if only and title not in only:
+            continue
         t0 = time.perf_counter()
         try:
-            rows = fn()
+            rows = fn(data)
         except _Unavailable as exc:
             _add_row(out, title, "", "", f"not available: {exc}", "")
             bad += 1
@@ -196,7 +199,7 @@ def _verify(data) -> int:
             ok = expected == found
             bad += not ok
             _add_row(out, what, _fmt(expected), _fmt(found), "ok" if ok else "MISMATCH",
-                        f"{secs:.1f}")
+                     f"{secs:.1f}")
     console.print(out)
     return 1 if bad else 0
 
@@ -205,27 +208,40 @@ class _Unavailable(Exception):
     pass
 
 
-def _check_canonical_counts() -> list[tuple[str, Any, Any]]:
+def _check_canonical_counts(data) -> list[tuple[str, Any, Any]]:
     try:
         from etl.isomorphism import verify_counts
     except ImportError as exc:
         raise _Unavailable(f"etl.isomorphism.verify_counts is missing ({exc})") from None
     rows = []
     for groups, expected in CANONICAL_COUNTS.items():
-        found = verify_counts(list(groups))
-        rows.append((f"canonical {list(groups)}", expected, _count_of(found)))
+        rows += _canonical_rows(list(groups), expected, verify_counts(list(groups)))
     return rows
 
 
-def _count_of(result: Any) -> Any:
-    """``verify_counts`` returns the count found (int) or a mapping/tuple holding it."""
-    if isinstance(result, dict):
-        for k in ("found", "canonical", "count"):
-            if k in result:
-                return int(result[k])
-    if isinstance(result, tuple) and len(result) == 2:
-        return int(result[1])
-    return int(result)
+#: Error counters of ``etl.isomorphism.verify_counts``; each must be 0.
+_ERROR_FIELDS = ("out_of_range", "not_invariant", "not_isomorphic", "roundtrip_errors",
+                 "bad_representatives")
+
+
+def _canonical_rows(groups: list[int], expected: int, result: Any) -> list[tuple[str, Any, Any]]:
+    """Rows of one ``verify_counts`` result (a dict of counts, or just the size found)."""
+    name = f"canonical {groups}"
+    if not isinstance(result, dict):
+        return [(f"{name}: size", expected, int(result))]
+    rows = [(f"{name}: size", expected, int(result["size"]))]
+    if "hits" in result:
+        rows.append((f"{name}: indexes hit", expected, int(result["hits"])))
+    if "burnside" in result:
+        rows.append((f"{name}: Burnside count", expected, int(result["burnside"])))
+    if "raw" in result and "visited" in result:
+        rows.append((f"{name}: raw hands visited", int(result["raw"]), int(result["visited"])))
+    errors = [f for f in _ERROR_FIELDS if f in result]
+    if errors:
+        rows.append((f"{name}: errors", 0, sum(int(result[f]) for f in errors)))
+    if "ok" in result:
+        rows.append((f"{name}: ok", True, bool(result["ok"])))
+    return rows
 
 
 def _check_handval_categories(data) -> list[tuple[str, Any, Any]]:
@@ -264,7 +280,16 @@ def _add_row(table: Table, *cells: str) -> None:
     table.add_row(*(Text(c) for c in cells))  # Text: no rich markup in names like "v1[bins=50]"
 
 
+#: ``etl verify`` checks by name: ``fn(data_dir) -> [(what, expected, found)]``.
+VERIFY_CHECKS: dict[str, Callable[[Any], list[tuple[str, Any, Any]]]] = {
+    "canonical": _check_canonical_counts,
+    "handval": _check_handval_categories,
+}
+
+
 def _fmt(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value)
     return f"{value:,}" if isinstance(value, int) else str(value)
 
 

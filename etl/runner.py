@@ -74,18 +74,42 @@ class Record:
 
 
 def load_records(data_dir: Path, names: Iterable[str]) -> dict[str, dict[str, Record]]:
-    """Catalog rows of the given tables: ``{table: {key: Record}}``."""
-    from schema.catalog import catalog_path, session_scope
+    """Catalog rows of the given tables: ``{table: {key: Record}}``.
+
+    Reads with a plain read-only DuckDB connection (the ``Partition`` table, declared in
+    ``schema.catalog_etl``): readers never block each other, and the SQLAlchemy DuckDB dialect
+    is kept to the writes (with it, duckdb 2.0 prints nanobind leak warnings at exit).
+    """
+    import duckdb
+
+    from schema.catalog import catalog_path
     from schema.catalog_etl import Partition
 
     names = list(names)
     out: dict[str, dict[str, Record]] = {n: {} for n in names}
-    if not catalog_path(data_dir).exists():
+    path = catalog_path(data_dir)
+    if not path.exists() or not names:
         return out
-    with session_scope(data_dir) as session:
-        for p in session.query(Partition).filter(Partition.table_name.in_(names)):
-            out[p.table_name][p.key] = Record(p.key, p.rows, p.bytes, p.checksum,
-                                              p.code_version, p.seconds)
+    query = (f"SELECT table_name, key, rows, bytes, checksum, code_version, seconds "
+             f"FROM {Partition.__tablename__} WHERE list_contains(?, table_name)")
+    for attempt in range(50):
+        try:
+            con = duckdb.connect(str(path), read_only=True)
+        except duckdb.IOException as exc:  # a writer holds the file for a moment
+            if "lock" not in str(exc).lower() or attempt == 49:
+                raise
+            time.sleep(0.2)
+            continue
+        try:
+            tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+            if Partition.__tablename__ not in tables:
+                return out
+            for name, key, rows, size, checksum, version, seconds in con.execute(
+                    query, [names]).fetchall():
+                out[name][key] = Record(key, rows, size, checksum, version, seconds)
+        finally:
+            con.close()
+        break
     return out
 
 
@@ -374,6 +398,7 @@ def run(data_dir: str | os.PathLike, tables: dict[str, TableSpec],
             log(f"removed {removed} leftover staged file(s) of an interrupted run")
         records = load_records(path, order)
         executor: _Executor | None = None
+        inline: _Executor | None = None  # for tables whose compute is parallel itself
         try:
             for name in order:
                 spec = tables[name]
@@ -396,9 +421,12 @@ def run(data_dir: str | os.PathLike, tables: dict[str, TableSpec],
                 todo = [c.key for c in st.checks if c.state in rebuild]
                 t_table = time.perf_counter()
                 if todo:
-                    if executor is None:
-                        executor = _Executor(workers, scheduler)
-                    _build(path, spec, todo, executor, report, progress)
+                    if spec.threaded and not scheduler:
+                        inline = inline or _Executor(1, None)
+                        _build(path, spec, todo, inline, report, progress)
+                    else:
+                        executor = executor or _Executor(workers, scheduler)
+                        _build(path, spec, todo, executor, report, progress)
                 report.wall_seconds = time.perf_counter() - t_table
                 recs = _records_one(path, name)
                 final = check_table(path, spec, recs, checksum=False)
@@ -416,7 +444,8 @@ def run(data_dir: str | os.PathLike, tables: dict[str, TableSpec],
         report_views, view_errors = ([], [])
         if views:
             report_views, view_errors = _refresh_views(path)
-    return RunReport(reports, executor.kind if executor else "none", workers,
+    kind = "+".join(e.kind for e in (executor, inline) if e is not None) or "none"
+    return RunReport(reports, kind, workers,
                      time.perf_counter() - t_start, report_views, view_errors)
 
 

@@ -29,6 +29,9 @@ class TableSpec:
         depends_on: tables that must be complete before this one is computed.
         description: one line for ``etl status`` and ``--help``.
         options: parameters that change the content (e.g. histogram bins); part of the version.
+        threaded: ``compute`` already uses every core (numba ``prange``): the local runner
+            computes this table's partitions one at a time in its own process instead of
+            spreading them over worker processes (a Dask run is unaffected).
     """
 
     name: str
@@ -39,6 +42,7 @@ class TableSpec:
     depends_on: tuple[str, ...] = ()
     description: str = ""
     options: dict = field(default_factory=dict)
+    threaded: bool = False
 
     @property
     def full_version(self) -> str:

@@ -57,7 +57,7 @@ def toy_tables(options: dict | None = None) -> dict[str, TableSpec]:
     version = os.environ.get("TOY_VERSION", "toy-1")
     toy = TableSpec("toy", TOY_SCHEMA, version, toy_keys, toy_compute, description="toy rows")
     total = TableSpec("toy_sum", SUM_SCHEMA, "toy-sum-1", toy_sum_keys, toy_sum_compute,
-                      depends_on=("toy",), description="sum of toy.sq")
+                      depends_on=("toy",), description="sum of toy.sq", threaded=True)
     return {"toy": toy, "toy_sum": total}
 
 
@@ -109,7 +109,7 @@ def test_build_then_rerun_computes_nothing(tmp_path):
 def test_process_pool_and_dependency_order(tmp_path):
     report = _run(tmp_path, names=["toy_sum"], workers=2)
     assert [t.name for t in report.tables] == ["toy", "toy_sum"]  # dependency added, first
-    assert report.executor == "processes" and report.ok
+    assert report.executor == "processes+inline" and report.ok  # toy_sum is threaded
     assert storage.read_table(tmp_path, "toy").num_rows == N_TOY * ROWS_PER_PART
 
 
@@ -261,3 +261,16 @@ def test_unknown_table_and_bad_workers(tmp_path):
         _run(tmp_path, names=["nope"])
     with pytest.raises(UserError, match="--workers"):
         _run(tmp_path, workers=0)
+
+
+def test_verify_wiring(tmp_path, capsys, monkeypatch):
+    from etl.commands import _canonical_rows
+
+    result = {"size": 169, "hits": 169, "burnside": 169, "raw": 1326, "visited": 1326,
+              "out_of_range": 0, "not_invariant": 0, "not_isomorphic": 1, "ok": False}
+    rows = {what.split(": ")[1]: (exp, found) for what, exp, found in
+            _canonical_rows([2], 169, result)}
+    assert rows["size"] == (169, 169) and rows["raw hands visited"] == (1326, 1326)
+    assert rows["errors"] == (0, 1) and rows["ok"] == (True, False)
+    rc, out, err = _main(capsys, monkeypatch, tmp_path, "etl", "verify", "--checks", "nope")
+    assert rc == 2 and err.strip() == "error: unknown check 'nope' (known: canonical, handval)"
