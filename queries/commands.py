@@ -1,7 +1,8 @@
 """``cli.py sql "SELECT ..."``: ad-hoc SQL over the views and the catalog in ``poker.duckdb``.
 
-The connection is read-only (a query cannot change the database) and has DuckDB's
-``file_search_path`` set to the data directory, so the views' relative paths resolve.
+The views are refreshed first (``queries.views``: every table directory and ``queries/*.sql``),
+then the query runs on a read-only connection (it cannot change the database) whose DuckDB
+``file_search_path`` is the data directory, so the views' relative paths resolve.
 """
 
 from __future__ import annotations
@@ -53,9 +54,14 @@ def run_query(data_dir, query: str, limit: int | None = None) -> pa.Table:
     Raises:
         UserError: no database yet, or DuckDB rejects the query (message's first line).
     """
-    from queries.views import connect
+    from queries.views import connect, create_views
 
     path = (data_dir / CATALOG_FILE).absolute()
+    if data_dir.is_dir():
+        try:  # views over what other stages wrote since the last etl run
+            create_views(data_dir)
+        except (duckdb.Error, OSError):
+            pass  # e.g. a writer holds the database this moment: query the views as they are
     if not path.exists():
         raise UserError(f"no database at {path}: build something first (`cli.py etl`)")
     for attempt in range(50):
