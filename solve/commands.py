@@ -37,6 +37,9 @@ def register(subparsers) -> None:
                         "rhode-island, 50 otherwise)")
     p.add_argument("--name", default=None, help="strategy name (default GAME-ABSTRACTION-ALGORITHM)")
     p.add_argument("--resume", action="store_true", help="continue from the run's checkpoint")
+    from solve import classic_cli  # classic games and the egt/ga/--exact solvers (issue 7)
+
+    classic_cli.add_arguments(p)
     p.set_defaults(func=run_solve)
 
     e = subparsers.add_parser("evaluate", help="exploitability and value of a stored strategy")
@@ -65,6 +68,10 @@ def run_solve(args) -> int:
     from solve.lp import solve_lp
     from solve.table import strategy_path
 
+    from solve import classic_cli
+
+    if classic_cli.handles(args):  # classic games, egt, ga, lp --exact (issue 7)
+        return classic_cli.run(args)
     if args.game not in GAMES:
         raise UserError(f"unknown game {args.game!r}; choose from {', '.join(GAMES)}")
     if args.algorithm not in ALGORITHMS:
