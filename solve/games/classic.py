@@ -54,21 +54,38 @@ def kuhn_blinds(small_blind=1, big_blind=1) -> Tree:
         ("t", "f"),
         ("d", 0, "c", ("check", "bet"), [3, 4]),
         ("d", 1, "cc", ("check", "bet"), [5, 6]),
-        ("d", 1, "cb", ("fold", "call"), [7, 8]),
+        ("d", 1, "cr", ("fold", "call"), [7, 8]),
         ("t", "ccc"),
-        ("d", 0, "ccb", ("fold", "call"), [9, 10]),
-        ("t", "cbf"), ("t", "cbc"), ("t", "ccbf"), ("t", "ccbc"),
+        ("d", 0, "ccr", ("fold", "call"), [9, 10]),
+        ("t", "crf"), ("t", "crc"), ("t", "ccrf"), ("t", "ccrc"),
     ]
     payoffs = {1: x * ones, 5: y * sign, 7: y * ones, 8: 2 * y * sign, 9: -y * ones, 10: 2 * y * sign}
     name = f"kuhn-blinds-{X}-{Y}".replace("/", "_")
     return type_game(name, counts, list(KUHN_CARDS), list(KUHN_CARDS), template, payoffs, den)
 
 
+def kuhn() -> Tree:
+    """Kuhn poker (ante 1, bet 1) as a generic tree (histories in ACPC letters)."""
+    counts = 1 - np.eye(3, dtype=np.int64)
+    sign = np.sign(np.subtract.outer(np.arange(3), np.arange(3))).astype(np.int64)
+    ones = np.ones((3, 3), np.int64)
+    template = [
+        ("d", 0, "", ("check", "bet"), [1, 2]),
+        ("d", 1, "c", ("check", "bet"), [3, 4]),
+        ("d", 1, "r", ("fold", "call"), [5, 6]),
+        ("t", "cc"),
+        ("d", 0, "cr", ("fold", "call"), [7, 8]),
+        ("t", "rf"), ("t", "rc"), ("t", "crf"), ("t", "crc"),
+    ]
+    payoffs = {3: sign, 5: ones, 6: 2 * sign, 7: -ones, 8: 2 * sign}
+    return type_game("kuhn", counts, list(KUHN_CARDS), list(KUHN_CARDS), template, payoffs, 1)
+
+
 VN_TEMPLATE = [
     ("d", 0, "", ("check", "bet"), [1, 2]),
     ("t", "c"),
-    ("d", 1, "b", ("fold", "call"), [3, 4]),
-    ("t", "bf"), ("t", "bc"),
+    ("d", 1, "r", ("fold", "call"), [3, 4]),
+    ("t", "rf"), ("t", "rc"),
 ]
 
 
