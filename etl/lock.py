@@ -33,7 +33,10 @@ def etl_lock(data_dir: str | os.PathLike, wait: bool = False) -> Iterator[Path]:
         LockHeldError: ``wait`` is false and another process holds the lock.
     """
     path = Path(data_dir) / LOCK_FILE
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise UserError(f"cannot open the lock file {path}: {exc.strerror}") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))

@@ -176,6 +176,15 @@ def resolve(tables: dict[str, TableSpec], names: Iterable[str] | None = None) ->
     return order
 
 
+def effective_version(tables: dict[str, TableSpec], name: str) -> str:
+    """The code version a partition of ``name`` is recorded with: the table's own
+    ``full_version`` and, after ``<-``, those of the tables it reads, so rebuilding a dependency
+    with other code makes its dependents stale too."""
+    spec = tables[name]
+    deps = [effective_version(tables, d) for d in spec.depends_on]
+    return spec.full_version + (f" <- {' + '.join(deps)}" if deps else "")
+
+
 # --- status --------------------------------------------------------------------------------
 
 
@@ -209,12 +218,14 @@ class TableStatus:
 
 
 def check_table(data_dir: Path, spec: TableSpec, records: dict[str, Record],
-                checksum: bool = True, threads: int | None = None) -> TableStatus:
-    """Check every partition of ``spec`` (hashing files in parallel threads)."""
+                checksum: bool = True, threads: int | None = None,
+                version: str | None = None) -> TableStatus:
+    """Check every partition of ``spec`` (hashing files in parallel threads) against
+    ``version`` (default: ``spec.full_version``; the runner passes ``effective_version``)."""
     keys = list(spec.partitions())
     if len(set(keys)) != len(keys):
         raise ValueError(f"table {spec.name!r} lists a partition key twice")
-    version = spec.full_version
+    version = version or spec.full_version
     paths = [storage.partition_path(data_dir, spec.name, k) for k in keys]
     with cf.ThreadPoolExecutor(max_workers=threads or os.cpu_count() or 1) as pool:
         checks = list(pool.map(
@@ -230,7 +241,8 @@ def status(data_dir: str | os.PathLike, tables: dict[str, TableSpec],
     path = prepare_data_dir(data_dir, create=False)
     order = resolve(tables, names)
     records = load_records(path, order)
-    return [check_table(path, tables[n], records[n], checksum) for n in order]
+    return [check_table(path, tables[n], records[n], checksum,
+                        version=effective_version(tables, n)) for n in order]
 
 
 # --- executing -----------------------------------------------------------------------------
@@ -402,7 +414,8 @@ def run(data_dir: str | os.PathLike, tables: dict[str, TableSpec],
         try:
             for name in order:
                 spec = tables[name]
-                st = check_table(path, spec, records[name])
+                version = effective_version(tables, name)
+                st = check_table(path, spec, records[name], version=version)
                 report = TableReport(name, len(st.checks))
                 reports.append(report)
                 blocked = next((d for d in spec.depends_on
@@ -423,13 +436,13 @@ def run(data_dir: str | os.PathLike, tables: dict[str, TableSpec],
                 if todo:
                     if spec.threaded and not scheduler:
                         inline = inline or _Executor(1, None)
-                        _build(path, spec, todo, inline, report, progress)
+                        _build(path, spec, version, todo, inline, report, progress)
                     else:
                         executor = executor or _Executor(workers, scheduler)
-                        _build(path, spec, todo, executor, report, progress)
+                        _build(path, spec, version, todo, executor, report, progress)
                 report.wall_seconds = time.perf_counter() - t_table
                 recs = _records_one(path, name)
-                final = check_table(path, spec, recs, checksum=False)
+                final = check_table(path, spec, recs, checksum=False, version=version)
                 report.rows, report.bytes = final.rows, final.bytes
                 report.compute_seconds = sum(r.seconds for r in recs.values())
                 # the quick re-check skips hashing: keep what the full check found on the rest
@@ -464,13 +477,12 @@ def _remove_extra(path: Path, name: str, extra: list[str], report: TableReport) 
     report.removed_extra = len(extra)
 
 
-def _build(path: Path, spec: TableSpec, todo: list[str], executor: _Executor,
+def _build(path: Path, spec: TableSpec, version: str, todo: list[str], executor: _Executor,
            report: TableReport, progress: bool) -> None:
     """Compute ``todo`` partitions of ``spec``; publish and record each as it completes."""
     from tqdm import tqdm
 
     token = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    version = spec.full_version
     jobs = [(spec.name, key, spec.compute, spec.schema, str(path), token) for key in todo]
     pending: list[tuple[storage.WrittenPartition, str]] = []
     last_flush = time.monotonic()
@@ -508,7 +520,11 @@ def _refresh_views(path: Path) -> tuple[list[str], list[str]]:
         from queries.views import create_views
     except ModuleNotFoundError:
         return [], []
-    return create_views(path)
+    try:
+        return create_views(path)
+    except Exception as exc:  # duckdb.Error (e.g. held by another process), OSError
+        return [], [f"views not refreshed: {_one_line(exc)} (they are on the next run or "
+                    f"`cli.py sql`)"]
 
 
 def _one_line(exc: BaseException) -> str:

@@ -155,10 +155,13 @@ def test_stale_rebuilt_only_with_refresh(tmp_path, monkeypatch):
     monkeypatch.setenv("TOY_VERSION", "toy-2")
     plain = _by_name(_run(tmp_path))
     assert plain["toy"].built == 0 and len(plain["toy"].stale) == N_TOY
-    assert set(_states(tmp_path)["toy"].values()) == {"stale"}
+    assert plain["toy_sum"].stale == ["all"]  # built from a table of another version
+    assert _states(tmp_path) == {"toy": {k: "stale" for k in toy_keys()},
+                                 "toy_sum": {"all": "stale"}}
     refreshed = _by_name(_run(tmp_path, refresh=True))
-    assert refreshed["toy"].built == N_TOY and refreshed["toy_sum"].built == 0
+    assert refreshed["toy"].built == N_TOY and refreshed["toy_sum"].built == 1
     assert set(_states(tmp_path)["toy"].values()) == {"ok"}
+    assert _by_name(_run(tmp_path, refresh=True))["toy"].built == 0  # refresh is idempotent too
 
 
 def test_lock_second_run_exits_with_message(tmp_path):
