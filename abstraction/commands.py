@@ -32,6 +32,9 @@ def register(subparsers) -> None:
     p.add_argument("--n-init", type=int, default=4, help="k-means restarts (default 4)")
     p.add_argument("--kmax", type=int, default=None,
                    help="most children per parent bucket considered (default: no cap)")
+    p.add_argument("--kmax-factor", type=float, default=None,
+                   help="cap children per parent at KMAX_FACTOR * (buckets / parents) "
+                        "(default: 3 for holdem, no cap for rhode-island)")
     p.add_argument("--intermediate", default=None,
                    help="pa: bottom-up cluster counts per round, e.g. ,,200 (blank = default)")
     p.add_argument("--replace", action="store_true", help="rebuild an existing name")
@@ -43,7 +46,7 @@ def register(subparsers) -> None:
 
 
 def parse_buckets(text: str | None, game: str) -> tuple[int, ...] | None:
-    from abstraction.games import ROUNDS
+    from abstraction.games import HAND_COUNTS, ROUNDS
 
     if text is None:
         return None
@@ -60,6 +63,9 @@ def parse_buckets(text: str | None, game: str) -> tuple[int, ...] | None:
         if r and k < counts[r - 1]:
             raise UserError(f"--buckets: round {r} has {k} buckets, fewer than round {r - 1} "
                             f"({counts[r - 1]})")
+        if k > HAND_COUNTS[game][r]:
+            raise UserError(f"--buckets: round {r} has {k} buckets, more than the "
+                            f"{HAND_COUNTS[game][r]:,} hands of {game} round {r}")
     return counts
 
 
@@ -73,14 +79,15 @@ def _parse_intermediate(text: str | None):
             from None
 
 
-def load_game(game: str, data_dir, workers: int):
+def load_game(game: str, data_dir, workers: int, method: str = "pa"):
     if game == "rhode-island":
         from abstraction.games import rhode_island
 
         return rhode_island()
     from abstraction.holdem import holdem_hands
 
-    return holdem_hands(data_dir, workers=workers, progress=sys.stderr.isatty())
+    return holdem_hands(data_dir, workers=workers, progress=sys.stderr.isatty(),
+                        need_histograms=method == "pa")
 
 
 def build_command(args: argparse.Namespace) -> int:
@@ -110,11 +117,17 @@ def build_command(args: argparse.Namespace) -> int:
         raise UserError(f"abstraction {name!r} exists (use --replace to rebuild it)")
 
     t0 = time.perf_counter()
-    hands = load_game(args.game, args.data_dir, args.workers)
+    hands = load_game(args.game, args.data_dir, args.workers, args.method)
+    kmax_factor = args.kmax_factor
+    if kmax_factor is None and args.game == "holdem":
+        kmax_factor = 3.0
     kwargs = dict(random_state=args.seed, n_init=args.n_init, kmax=args.kmax,
+                  kmax_factor=kmax_factor,
                   workers=args.workers, progress=sys.stderr.isatty())
     if args.method == "pa":
         kwargs["intermediate"] = _parse_intermediate(args.intermediate)
+    if args.method == "lossless":
+        kwargs = {"random_state": args.seed}
     model = METHODS[args.method](buckets, **kwargs)
     try:
         model.fit(hands)

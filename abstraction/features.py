@@ -81,15 +81,20 @@ class PotentialFeature:
     def __call__(self, r: int, rows: np.ndarray, parent: int) -> np.ndarray:
         game = self.hands
         last = len(game.rounds) - 1
+        if game.rounds[r].histogram is not None:  # precomputed next-round histogram
+            return game.rounds[r].histogram[rows]
         if r == last:
             return self.leaf(rows)
-        if game.rounds[r].histogram is not None:
-            return game.rounds[r].histogram[rows]
+        # bottom-up from the last listed round, or from the first one with a histogram
+        stop = next((s for s in range(r + 1, last + 1)
+                     if game.rounds[s].histogram is not None), last)
         desc = {r: rows}
-        for s in range(r + 1, last + 1):
+        for s in range(r + 1, stop + 1):
             desc[s] = game.descendants(s - 1, desc[s - 1], s)
-        labels = self._cluster(r, last, parent, self.leaf(desc[last]), desc[last])
-        for s in range(last - 1, r, -1):
+        x = game.rounds[stop].histogram[desc[stop]] \
+            if game.rounds[stop].histogram is not None else self.leaf(desc[stop])
+        labels = self._cluster(r, stop, parent, x, desc[stop])
+        for s in range(stop - 1, r, -1):
             hist = self._histogram(s, desc[s], desc[s + 1], labels)
             labels = self._cluster(r, s, parent, hist, desc[s])
         return self._histogram(r, rows, desc[r + 1], labels)

@@ -15,6 +15,9 @@ from abstraction.hands import GameHands, HandRound
 
 GAMES = ("holdem", "rhode-island")
 ROUNDS = {"holdem": 4, "rhode-island": 3}
+#: Canonical hands per round (Texas Hold'em: [2], [2,3], [2,3,1], [2,3,1,1]; DESIGN.md s. 2).
+HAND_COUNTS = {"holdem": (169, 1_286_792, 55_190_538, 2_428_287_420),
+               "rhode-island": (13, 325, 9_997)}
 
 
 @lru_cache(maxsize=1)

@@ -35,8 +35,10 @@ class _Abstraction:
     method = ""
 
     def __init__(self, buckets: Sequence[int] | None, random_state: int = 0, n_init: int = 4,
-                 kmax: int | None = None, workers: int = 1, progress: bool = False):
+                 kmax: int | None = None, workers: int = 1, progress: bool = False,
+                 kmax_factor: float | None = None):
         self.buckets = buckets
+        self.kmax_factor = kmax_factor
         self.random_state = random_state
         self.n_init = n_init
         self.kmax = kmax
@@ -65,6 +67,8 @@ class _Abstraction:
             raise ValueError(f"n_init must be at least 1, got {self.n_init}")
         if self.kmax is not None and self.kmax < 1:
             raise ValueError(f"kmax must be at least 1, got {self.kmax}")
+        if self.kmax_factor is not None and self.kmax_factor <= 0:
+            raise ValueError(f"kmax_factor must be positive, got {self.kmax_factor}")
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {self.workers}")
         return buckets
@@ -77,7 +81,8 @@ class _Abstraction:
         buckets = self._check_params(hands)
         self.rounds_ = build_tree(hands, buckets, self._features(hands, buckets),
                                   random_state=int(self.random_state), n_init=self.n_init,
-                                  kmax=self.kmax, workers=self.workers, progress=self.progress)
+                                  kmax=self.kmax, kmax_factor=self.kmax_factor,
+                                  workers=self.workers, progress=self.progress)
         self.buckets_ = tuple(r.n_buckets for r in self.rounds_)
         return self
 
@@ -96,7 +101,7 @@ class _Abstraction:
         return [r.report for r in self.rounds_]
 
     def params(self) -> dict:
-        return {"n_init": self.n_init, "kmax": self.kmax}
+        return {"n_init": self.n_init, "kmax": self.kmax, "kmax_factor": self.kmax_factor}
 
 
 class ExpectationBased(_Abstraction):
@@ -128,8 +133,9 @@ class PotentialAware(_Abstraction):
 
     def __init__(self, buckets, random_state: int = 0, n_init: int = 4, kmax: int | None = None,
                  workers: int = 1, progress: bool = False,
-                 intermediate: Sequence[int | None] | None = None):
-        super().__init__(buckets, random_state, n_init, kmax, workers, progress)
+                 intermediate: Sequence[int | None] | None = None,
+                 kmax_factor: float | None = None):
+        super().__init__(buckets, random_state, n_init, kmax, workers, progress, kmax_factor)
         self.intermediate = intermediate
 
     def _check_params(self, hands):

@@ -12,6 +12,7 @@ as a callable ``features(r, rows, parent_bucket) -> array (len(rows), d)``.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -72,7 +73,8 @@ def round_result(bucket: np.ndarray, parent: np.ndarray, centroids: list[np.ndar
 
 def build_tree(hands: GameHands, buckets: Sequence[int], features: FeatureFn, *,
                random_state: int = 0, n_init: int = 4, kmax: int | None = None,
-               workers: int = 1, progress: bool = False) -> list[RoundResult]:
+               kmax_factor: float | None = None, workers: int = 1,
+               progress: bool = False) -> list[RoundResult]:
     """Build the bucket tree round by round (see module docstring).
 
     Args:
@@ -83,14 +85,18 @@ def build_tree(hands: GameHands, buckets: Sequence[int], features: FeatureFn, *,
         n_init: k-means restarts per run.
         kmax: cap on children per parent (default: the most any parent could get,
             ``K_r - P + 1``, and never more than the parent's distinct feature rows).
+        kmax_factor: also cap children per parent at ``ceil(kmax_factor * K_r / P)`` (for
+            large games, where pricing every k up to ``K_r - P + 1`` is too slow).
         workers: processes for the per-parent work.
         progress: show a progress bar per round.
     """
     with single_threaded():
-        return _build(hands, buckets, features, random_state, n_init, kmax, workers, progress)
+        return _build(hands, buckets, features, random_state, n_init, kmax, kmax_factor,
+                      workers, progress)
 
 
-def _build(hands, buckets, features, random_state, n_init, kmax, workers, progress):
+def _build(hands, buckets, features, random_state, n_init, kmax, kmax_factor, workers,
+           progress):
     results: list[RoundResult] = []
     for r in range(len(hands.sizes)):
         t0 = time.perf_counter()
@@ -121,6 +127,8 @@ def _build(hands, buckets, features, random_state, n_init, kmax, workers, progre
         cap = budget - n_parents + 1 if r else 0
         if kmax is not None and r:
             cap = min(cap, kmax)
+        if kmax_factor is not None and r:
+            cap = min(cap, max(1, math.ceil(kmax_factor * budget / n_parents)))
         tasks = [t + (hand_w[i], cap, random_state, n_init) for i, t in enumerate(tasks)]
         desc = f"round {r}: {n_parents} parent(s) -> {budget} buckets"
         out = _run(tasks, workers, progress, desc)

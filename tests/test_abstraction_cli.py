@@ -60,7 +60,7 @@ def test_build_and_list(tmp_path, capsys):
     (["--buckets", "13,25"], "needs 3 counts"),
     (["--buckets", "13,12,125"], "fewer than round 0"),
     (["--buckets", "14,25,125"], "more than the 13 hands"),
-    (["--buckets", "13,25,10000"], "more than the 9997 hands"),
+    (["--buckets", "13,25,10000"], "more than the 9,997 hands"),
     (["--buckets", "13,25,125", "--method", "kmeans"], "unknown method"),
     (["--buckets", "13,x,125"], "comma-separated"),
 ])
@@ -68,6 +68,13 @@ def test_bad_requests(tmp_path, capsys, argv, message):
     assert run(tmp_path, "build-abstraction", "--game", "rhode-island", *argv) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error:") and message in err and "\n" not in err
+
+
+def test_holdem_bucket_checks_before_loading(tmp_path, capsys):
+    assert run(tmp_path, "build-abstraction", "--buckets", "170,800,4800,28800") == 2
+    assert "more than the 169 hands" in capsys.readouterr().err
+    assert run(tmp_path, "build-abstraction", "--buckets", "20,800,4800") == 2
+    assert "needs 4 counts" in capsys.readouterr().err
 
 
 def test_lossless_cli(tmp_path, capsys):
