@@ -1,0 +1,156 @@
+"""Solvers of issue 7: excessive gap technique, genetic algorithm, exact rational LP, CLI."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from solve import _treeplex_kernels as K
+from solve.egt import EGTSolver
+from solve.ga import GAParams, GeneticSolver
+from solve.games import classic
+from solve.games.tree import sequence_form
+from solve.lp_exact import simplex_max, solve_exact
+from solve.treeplex import SequenceCFR, behaviour, exploitability, solve_lp, value
+
+
+@pytest.fixture(scope="module")
+def leduc_sf():
+    return sequence_form(classic.leduc())
+
+
+def _smoothed_direct(solver, p, g, mu):
+    """max over the treeplex of g'x - mu (d(x) - d_min), evaluating d at the maximiser
+    directly (entropy_value) instead of through the log-sum-exp recursion."""
+    P = solver.P[p]
+    x, q, _ = P.smoothed(g, mu)
+    d = K.entropy_value(x, P.beta, P.parent, P.offset, P.nact)
+    return float(g @ x - mu * (d - P.d_min))
+
+
+def test_egt_keeps_excessive_gap_and_reaches_1e3_on_leduc(leduc_sf):
+    sf = leduc_sf
+    s = EGTSolver(sf)
+    for step in range(4000):
+        s.step()
+        mu1, mu2 = s.mu
+        phi = _smoothed_direct(s, 0, sf.A @ s.y, mu1)
+        f = -_smoothed_direct(s, 1, -(sf.A.T @ s.x), mu2)
+        assert f >= phi - 1e-9, f"excessive gap condition violated after step {step + 1}"
+        # the condition bounds the duality gap: max_x x'Ay - min_y x'Ay <= mu1 D1 + mu2 D2
+        if step % 200 == 199:
+            e = exploitability(sf, s.x, s.y)
+            D1, D2 = -s.P[0].d_min, -s.P[1].d_min
+            assert 2 * e <= mu1 * D1 + mu2 * D2 + 1e-9
+            if e < 1e-3:
+                break
+    assert exploitability(sf, s.x, s.y) < 1e-3
+    assert value(sf, s.x, s.y) == pytest.approx(-0.0856064240780, abs=2e-3)
+
+
+def test_egt_without_heuristics_keeps_condition():
+    sf = sequence_form(classic.kuhn())
+    s = EGTSolver(sf, balancing=False, decrease=False)
+    for _ in range(300):
+        s.step()
+        assert s.excessive_gap() >= -1e-9
+    assert exploitability(sf, s.x, s.y) < 0.02
+
+
+def test_ga_reduces_exploitability_on_von_neumann():
+    sf = sequence_form(classic.von_neumann(1, 2, 20))
+    params = GAParams(population=40, generations=40, hands=200, survivors=10, mutation=0.02, seed=3)
+    hist = GeneticSolver(sf, params).run().exploitability
+    assert len(hist) == 40
+    assert np.mean(hist[-5:]) < 0.5 * hist[0]
+    # seeded: the same run again is identical
+    assert GeneticSolver(sf, params).run().exploitability == hist
+
+
+def test_ga_output_is_mean_of_survivors():
+    sf = sequence_form(classic.kuhn())
+    g = GeneticSolver(sf, GAParams(population=8, generations=1, hands=20, survivors=3, seed=1))
+    g.step()
+    plans = []
+    for c in g.pop[0][:3]:
+        x = np.zeros(sf.n_seq[0])
+        K.pure_plan(c, sf.parent[0], sf.offset[0], sf.nact[0], x)
+        plans.append(x)
+    np.testing.assert_allclose(g.x, np.mean(plans, axis=0))
+
+
+def test_ga_rejects_bad_params():
+    sf = sequence_form(classic.kuhn())
+    with pytest.raises(ValueError, match="survivors"):
+        GeneticSolver(sf, GAParams(population=4, survivors=5))
+
+
+def test_simplex_small_lp():
+    # max 3a + 2b  s.t. a + b <= 4, a + 3b <= 6, a <= 3 -> a = 3, b = 1, value 11
+    z, v = simplex_max([3, 2], [[1, 1], [1, 3], [1, 0]], [4, 6, 3], [], [])
+    assert z == [3, 1] and v == 11
+    # with an equality: max a s.t. a + b = 2, b >= 0 -> 2
+    z, v = simplex_max([1, 0], [], [], [[1, 1]], [2])
+    assert v == 2 and z == [2, 0]
+
+
+@pytest.mark.parametrize("make", [classic.kuhn, lambda: classic.kuhn_blinds(Fraction(1, 3), 1),
+                                  lambda: classic.von_neumann(1, 2, 12)])
+def test_exact_lp_is_certified_and_matches_highs(make):
+    sf = sequence_form(make())
+    x, y, v, method = solve_exact(sf)
+    assert method == "simplex" and isinstance(v, Fraction)
+    _, _, vf = solve_lp(sf)
+    assert float(v) == pytest.approx(vf, abs=1e-9)
+    assert all(isinstance(t, Fraction) for t in x)
+    # the certify route gives the same value
+    assert solve_exact(sf, "certify")[2] == v
+
+
+def test_behaviour_flags_unreached_infosets():
+    sf = sequence_form(classic.kuhn())
+    x, y, v, _ = solve_exact(sf)
+    b = behaviour(sf, 0, x)
+    for I, lab in enumerate(b.labels):
+        reached = x[int(sf.parent[0][I])] > 0
+        assert b.unreached[I] == (not reached)
+        if not reached:
+            assert all(p != p for p in b.probs[I])  # NaN: not filled in
+    # player 1 with K always bets in the LP's solution or not: either way consistent
+    xf, _, _ = solve_lp(sf)
+    bf = behaviour(sf, 0, xf, tol=1e-12)
+    assert np.isnan(bf.probs[bf.unreached]).all()
+
+
+@pytest.mark.parametrize("alg", ["cfr", "cfr+", "dcfr"])
+def test_sequence_cfr_family_on_leduc(leduc_sf, alg):
+    s = SequenceCFR(leduc_sf, alg).iterate(300)
+    assert exploitability(leduc_sf, *s.average()) < (0.05 if alg == "cfr" else 5e-3)
+
+
+def test_cli_exact_kuhn_prints_fraction(tmp_path, capsys):
+    import cli
+
+    assert cli.main(["--data-dir", str(tmp_path), "solve", "--game", "kuhn", "--algorithm", "lp", "--exact"]) == 0
+    out = capsys.readouterr().out
+    assert "value (exact, simplex) = -1/18" in out
+
+
+def test_cli_von_neumann_prints_closed_form(tmp_path, capsys):
+    import cli
+
+    assert cli.main(["--data-dir", str(tmp_path), "solve", "--game", "von-neumann", "--grid", "20",
+                     "--algorithm", "lp"]) == 0
+    out = capsys.readouterr().out
+    assert "alpha=1/9" in out and "beta=7/9" in out and "c=5/9" in out and "value=1/9" in out
+
+
+def test_cli_ga_and_errors(tmp_path, capsys):
+    import cli
+
+    assert cli.main(["--data-dir", str(tmp_path), "solve", "--game", "von-neumann", "--grid", "10",
+                     "--algorithm", "ga", "--generations", "3", "--population", "10", "--survivors", "4"]) == 0
+    assert capsys.readouterr().out.count("exploitability") >= 3
+    assert cli.main(["--data-dir", str(tmp_path), "solve", "--game", "kuhn-blinds", "--small-blind", "2",
+                     "--big-blind", "1", "--algorithm", "lp"]) == 2
+    assert "must not exceed" in capsys.readouterr().err
