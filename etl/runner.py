@@ -9,8 +9,8 @@ storage (one Parquet file) and of refresh. A run
    present, size, Parquet footer, row count, SHA-256, code version;
 4. computes the missing ones (with ``refresh``: also the stale and damaged ones, and only those)
    in a local process pool or on a Dask cluster; workers write staged files and return their
-   metadata; this process moves each file into place and records it in the catalog within a
-   second of its completion, so a run killed at any moment loses at most the partitions in
+   metadata; this process moves each file into place and records it in the catalog at once
+   (a background thread batches the rows of partitions that finish together), so a run killed at any moment loses at most the partitions in
    flight and a re-run finishes the rest;
 5. recreates the DuckDB views (``queries.views``) and returns a per-table report.
 """
@@ -21,7 +21,9 @@ import concurrent.futures as cf
 import datetime as dt
 import multiprocessing
 import os
+import queue
 import sys
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -34,10 +36,6 @@ from etl import storage
 from etl.lock import etl_lock
 from etl.spec import TableSpec
 from schema.errors import UserError
-
-#: Seconds between catalog writes while partitions complete (each write opens DuckDB briefly).
-CATALOG_FLUSH_SECONDS = 1.0
-
 
 # --- data directory and catalog ------------------------------------------------------------
 
@@ -261,9 +259,23 @@ def build_partition(name: str, key: str, compute: Callable[[str, Path], pa.Table
                                     digest, time.perf_counter() - t0)
 
 
-def _init_worker(numba_threads: int) -> None:
+def _init_worker(numba_threads: int, coordinator: int) -> None:
     # Several worker processes share the cores: give each numba a fair share of threads.
     os.environ.setdefault("NUMBA_NUM_THREADS", str(numba_threads))
+    threading.Thread(target=_exit_with, args=(coordinator,), daemon=True).start()
+
+
+def _exit_with(pid: int, every: float = 0.5) -> None:
+    """End this worker soon after the coordinating process is gone (e.g. SIGKILLed), even in
+    the middle of a partition: nobody would publish its file."""
+    while True:
+        time.sleep(every)
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            os._exit(1)
+        except PermissionError:  # exists (pid reused by another user): keep going
+            pass
 
 
 class _Executor:
@@ -288,7 +300,7 @@ class _Executor:
             cores = os.cpu_count() or 1
             self._pool = cf.ProcessPoolExecutor(
                 max_workers=workers, mp_context=multiprocessing.get_context("forkserver"),
-                initializer=_init_worker, initargs=(max(1, cores // workers),))
+                initializer=_init_worker, initargs=(max(1, cores // workers), os.getpid()))
 
     def map_unordered(self, fn: Callable, jobs: list[tuple]) -> Iterator[tuple[tuple, Any, BaseException | None]]:
         """Yield ``(job, result, error)`` as jobs finish."""
@@ -477,6 +489,52 @@ def _remove_extra(path: Path, name: str, extra: list[str], report: TableReport) 
     report.removed_extra = len(extra)
 
 
+class _CatalogWriter:
+    """Records published partitions from a background thread, as soon as they arrive.
+
+    Whatever completes while a write is in progress goes into the next write (one short DuckDB
+    transaction each), so recording keeps up with any rate of completions without holding up
+    the computation. A run killed before a row is written loses only that row: the file is then
+    "not recorded" and is rebuilt by the next run.
+    """
+
+    def __init__(self, path: Path):
+        self._path = path
+        self._queue: queue.Queue = queue.Queue()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._loop, name="etl-catalog", daemon=True)
+        self._thread.start()
+
+    def put(self, written: storage.WrittenPartition, version: str) -> None:
+        if self._error is not None:
+            raise self._error
+        self._queue.put((written, version))
+
+    def close(self) -> None:
+        """Write what is queued, stop the thread; re-raise a failed write."""
+        self._queue.put(None)
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+
+    def _loop(self) -> None:
+        done = False
+        while not done:
+            batch = [self._queue.get()]
+            while True:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            done = None in batch
+            batch = [b for b in batch if b is not None]
+            if batch and self._error is None:
+                try:
+                    record_partitions(self._path, batch)
+                except BaseException as exc:  # reported by put() / close()
+                    self._error = exc
+
+
 def _build(path: Path, spec: TableSpec, version: str, todo: list[str], executor: _Executor,
            report: TableReport, progress: bool) -> None:
     """Compute ``todo`` partitions of ``spec``; publish and record each as it completes."""
@@ -484,8 +542,7 @@ def _build(path: Path, spec: TableSpec, version: str, todo: list[str], executor:
 
     token = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
     jobs = [(spec.name, key, spec.compute, spec.schema, str(path), token) for key in todo]
-    pending: list[tuple[storage.WrittenPartition, str]] = []
-    last_flush = time.monotonic()
+    writer = _CatalogWriter(path)
     bar = tqdm(total=len(jobs), desc=spec.name, unit="part", file=sys.stderr,
                disable=not progress, dynamic_ncols=True, leave=True)
     try:
@@ -500,14 +557,11 @@ def _build(path: Path, spec: TableSpec, version: str, todo: list[str], executor:
                                                     f"workers?"))
                 else:
                     storage.publish(path, written)
-                    pending.append((written, version))
+                    writer.put(written, version)
                     report.built += 1
             bar.update(1)
-            if pending and time.monotonic() - last_flush >= CATALOG_FLUSH_SECONDS:
-                record_partitions(path, pending)
-                pending, last_flush = [], time.monotonic()
     finally:
-        record_partitions(path, pending)
+        writer.close()
         bar.close()
         try:  # empty unless a worker's file could not be published
             (storage.table_dir(path, spec.name) / storage.STAGING_DIR).rmdir()
