@@ -113,13 +113,17 @@ def test_process_pool_and_dependency_order(tmp_path):
     assert storage.read_table(tmp_path, "toy").num_rows == N_TOY * ROWS_PER_PART
 
 
-def test_dask_local_cluster(tmp_path):
+def test_dask_local_cluster(tmp_path, capsys, monkeypatch):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
                                   dashboard_address=None) as cluster:
-        report = _run(tmp_path, scheduler=cluster.scheduler_address)
-    assert report.executor == "dask" and report.ok
-    assert _by_name(report)["toy"].built == N_TOY
+        report = _run(tmp_path, names=["toy"], scheduler=cluster.scheduler_address)
+        assert report.executor == "dask" and report.ok
+        assert _by_name(report)["toy"].built == N_TOY
+        rc, out, err = _main(capsys, monkeypatch, tmp_path, "etl", "--no-progress",
+                             "--scheduler", cluster.scheduler_address)  # the CLI path
+    assert rc == 0, err
+    assert "executor dask" in out
     assert storage.read_table(tmp_path, "toy_sum").column("total").to_pylist() == [EXPECTED_SUM]
 
 
@@ -185,8 +189,20 @@ def test_resume_after_sigkill(tmp_path):
         while len(storage.partition_files(tmp_path, "toy")) < 3:
             assert proc.poll() is None and time.monotonic() < deadline, "run ended too early"
             time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)  # the coordinating process, mid-way
+        proc.wait()
+        while True:  # its workers (and the fork server) notice and exit on their own
+            try:
+                os.killpg(proc.pid, 0)
+            except ProcessLookupError:
+                break
+            assert time.monotonic() < deadline, "worker processes outlived the run"
+            time.sleep(0.1)
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)  # the run and its workers, mid-way
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         proc.wait()
     done = len(storage.partition_files(tmp_path, "toy"))
     assert 3 <= done < N_TOY
