@@ -294,8 +294,10 @@ class _Executor:
             try:
                 self._client = Client(scheduler, timeout="10s")
             except (OSError, TimeoutError, ValueError) as exc:
+                text = (exc.args[0] if exc.args and isinstance(exc.args[0], str)
+                        else str(exc)).strip() or type(exc).__name__
                 raise UserError(f"cannot reach Dask scheduler {scheduler}: "
-                                f"{str(exc).splitlines()[0] if str(exc) else exc!r}") from None
+                                f"{text.splitlines()[0]}") from None
         elif self.kind == "processes":
             cores = os.cpu_count() or 1
             self._pool = cf.ProcessPoolExecutor(

@@ -1,7 +1,7 @@
 """DuckDB views over everything on disk, in ``<data_dir>/poker.duckdb`` (beside the catalog).
 
 For every table directory ``tables/<name>/`` with at least one partition file, a view
-``<name>`` reads all its partitions; then every ``queries/*.sql`` file (views of other stages,
+``<name>`` reads all its partitions (and the view of a table whose files are gone is dropped); then every ``queries/*.sql`` file (views of other stages,
 e.g. ``abstractions.sql``) runs in name order. Paths in views are relative to the data
 directory: every connection made here or by ``cli.py sql`` sets DuckDB's ``file_search_path``
 to it, so a data directory can be moved or copied whole.
@@ -46,7 +46,13 @@ def create_views(data_dir: str | os.PathLike) -> tuple[list[str], list[str]]:
     made: list[str] = []
     notes: list[str] = []
     with connect(data_dir) as con:
-        for name in table_names_on_disk(data_dir):
+        present = set(table_names_on_disk(data_dir))
+        for (name,) in con.execute(
+                "SELECT view_name FROM duckdb_views() WHERE NOT internal AND contains(sql, ?)",
+                [f"read_parquet('{TABLES_DIR}/"]).fetchall():
+            if name not in present:  # its table directory is gone
+                con.execute(f'DROP VIEW "{name}"')
+        for name in sorted(present):
             if not _NAME.match(name):
                 notes.append(f"table directory {name!r} is not a valid view name; skipped")
                 continue
