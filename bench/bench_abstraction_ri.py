@@ -49,6 +49,9 @@ def main() -> int:
             print(f"| {','.join(map(str, buckets))} | {method} | "
                   f"{','.join(map(str, m.buckets_))} | {sec:.1f} | {rep['ip_objective']:.3g} | "
                   f"{rep['equal_split_error']:.3g} | {same} |", flush=True)
+    import resource
+
+    print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     return 0
 
 
