@@ -10,8 +10,8 @@ storage (one Parquet file) and of refresh. A run
 4. computes the missing ones (with ``refresh``: also the stale and damaged ones, and only those)
    in a local process pool or on a Dask cluster; workers write staged files and return their
    metadata; this process moves each file into place and records it in the catalog at once
-   (a background thread batches the rows of partitions that finish together), so a run killed at any moment loses at most the partitions in
-   flight and a re-run finishes the rest;
+   (a background thread batches the rows of partitions that finish together), so a run
+   killed at any moment loses at most the partitions in flight and a re-run finishes the rest;
 5. recreates the DuckDB views (``queries.views``) and returns a per-table report.
 """
 
