@@ -81,3 +81,15 @@ def test_lossless_cli(tmp_path, capsys):
     assert run(tmp_path, "build-abstraction", "--game", "rhode-island", "--method",
                "lossless") == 0
     assert "13,205,1774" in capsys.readouterr().out
+
+
+def test_sql_views(tmp_path, capsys):
+    pytest.importorskip("queries.views")
+    assert run(tmp_path, "build-abstraction", "--buckets", "13,20,40", "--game", "rhode-island",
+               "--method", "eb2", "--name", "v", "--n-init", "1") == 0
+    capsys.readouterr()
+    assert run(tmp_path, "sql", "SELECT round, count(DISTINCT bucket) AS n FROM "
+               "abstraction_buckets WHERE abstraction = 'v' GROUP BY round ORDER BY round",
+               "--format", "csv") == 0
+    out = capsys.readouterr().out.split()
+    assert out[-3:] == ["0,13", "1,20", "2,40"]
