@@ -293,3 +293,15 @@ def test_verify_wiring(tmp_path, capsys, monkeypatch):
     assert rows["errors"] == (0, 1) and rows["ok"] == (True, False)
     rc, out, err = _main(capsys, monkeypatch, tmp_path, "etl", "verify", "--checks", "nope")
     assert rc == 2 and err.strip() == "error: unknown check 'nope' (known: canonical, handval)"
+
+
+def test_storage_readers(tmp_path):
+    _run(tmp_path, names=["toy"])
+    sq = storage.read_column_array(tmp_path, "toy", "sq")
+    assert sq.shape == (N_TOY * ROWS_PER_PART,) and int(sq.sum()) == EXPECTED_SUM
+    assert storage.read_table(tmp_path, "toy", keys=["02"]).column("i")[0].as_py() == 2000
+    with pytest.raises(UserError, match="has no partitions"):
+        storage.read_table(tmp_path, "nope")
+    storage.partition_path(tmp_path, "toy", "04").write_bytes(b"PAR1 garbage")
+    with pytest.raises(storage.DamagedPartitionError, match="damaged partition .*part-04"):
+        storage.read_table(tmp_path, "toy")
