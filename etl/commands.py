@@ -65,7 +65,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def main(args: argparse.Namespace) -> int:
     from etl.tables import all_tables
 
-    tables = all_tables(_parse_options(args.option))
+    options = _parse_options(args.option)
+    tables = all_tables(options)
+    known = {k for spec in tables.values() for k in spec.options}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise UserError(f"unknown --option {unknown[0]!r} "
+                        f"(known: {', '.join(sorted(known)) or 'none'})")
     names = args.tables.split(",") if args.tables else None
     data = resolve_data_dir()
     if args.action == "status":

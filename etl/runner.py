@@ -99,7 +99,8 @@ def load_records(data_dir: Path, names: Iterable[str]) -> dict[str, dict[str, Re
             time.sleep(0.2)
             continue
         try:
-            tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+            tables = {r[0] for r in
+                      con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
             if Partition.__tablename__ not in tables:
                 return out
             for name, key, rows, size, checksum, version, seconds in con.execute(
@@ -304,7 +305,8 @@ class _Executor:
                 max_workers=workers, mp_context=multiprocessing.get_context("forkserver"),
                 initializer=_init_worker, initargs=(max(1, cores // workers), os.getpid()))
 
-    def map_unordered(self, fn: Callable, jobs: list[tuple]) -> Iterator[tuple[tuple, Any, BaseException | None]]:
+    def map_unordered(self, fn: Callable, jobs: list[tuple]
+                      ) -> Iterator[tuple[tuple, Any, BaseException | None]]:
         """Yield ``(job, result, error)`` as jobs finish."""
         if self.kind == "inline":
             for job in jobs:

@@ -1,8 +1,9 @@
 """DuckDB views over everything on disk, in ``<data_dir>/poker.duckdb`` (beside the catalog).
 
 For every table directory ``tables/<name>/`` with at least one partition file, a view
-``<name>`` reads all its partitions (and the view of a table whose files are gone is dropped); then every ``queries/*.sql`` file (views of other stages,
-e.g. ``abstractions.sql``) runs in name order. Paths in views are relative to the data
+``<name>`` reads all its partitions (the view of a table whose files are gone is dropped); then
+every ``queries/*.sql`` file (views of other stages, e.g. ``abstractions.sql``) runs in name
+order; a file whose stage has written nothing yet is skipped. Paths in views are relative to the data
 directory: every connection made here or by ``cli.py sql`` sets DuckDB's ``file_search_path``
 to it, so a data directory can be moved or copied whole.
 """
@@ -25,7 +26,8 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 @contextmanager
-def connect(data_dir: str | os.PathLike, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+def connect(data_dir: str | os.PathLike,
+            read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
     """A short-lived connection to ``<data_dir>/poker.duckdb`` with paths relative to it."""
     data_dir = Path(data_dir).absolute()
     con = duckdb.connect(str(data_dir / CATALOG_FILE), read_only=read_only)
@@ -38,7 +40,8 @@ def connect(data_dir: str | os.PathLike, read_only: bool = False) -> Iterator[du
 
 
 def create_views(data_dir: str | os.PathLike) -> tuple[list[str], list[str]]:
-    """(Re)create the views; return the views and .sql files made and one-line notes on files that failed.
+    """(Re)create the views; return the views and .sql files made, and one-line notes on the
+    files that failed.
 
     A ``.sql`` file that fails (e.g. its stage has written nothing yet) is skipped with a note;
     the table views do not depend on it.

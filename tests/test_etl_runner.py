@@ -258,6 +258,7 @@ def test_cli_status_sql_and_errors(tmp_path, capsys, monkeypatch):
         (tmp_path, ("sql", "SELEC nonsense"), "error: Parser Error"),
         (tmp_path, ("sql", "SELECT * FROM no_such_table"), "error: Catalog Error"),
         (tmp_path, ("etl", "--tables", "nope"), "error: unknown table 'nope'"),
+        (tmp_path, ("etl", "--option", "nope=1"), "error: unknown --option 'nope'"),
         (tmp_path, ("etl", "--no-progress"), "error: toy: damaged partition(s) 05"),
         (a_file, ("etl", "--no-progress"), f"error: data directory {a_file} is not a directory"),
     ]:
