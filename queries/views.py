@@ -3,9 +3,9 @@
 For every table directory ``tables/<name>/`` with at least one partition file, a view
 ``<name>`` reads all its partitions (the view of a table whose files are gone is dropped); then
 every ``queries/*.sql`` file (views of other stages, e.g. ``abstractions.sql``) runs in name
-order; a file whose stage has written nothing yet is skipped. Paths in views are relative to the data
-directory: every connection made here or by ``cli.py sql`` sets DuckDB's ``file_search_path``
-to it, so a data directory can be moved or copied whole.
+order; a file whose stage has written nothing yet is skipped. Paths in views are relative to
+the data directory: every connection made here or by ``cli.py sql`` sets DuckDB's
+``file_search_path`` to it, so a data directory can be moved or copied whole.
 """
 
 from __future__ import annotations
