@@ -166,8 +166,6 @@ def colex_unindex_rows(idx: np.ndarray, k: int, n: int, out: np.ndarray) -> None
 #   offset        int64[C + 1]  first index of each configuration, then the total size
 #   suit_size     int64[C, 4]   M of each sorted suit position
 #   keys          int64[C, 4]   configuration keys of the sorted positions (descending)
-#   slot          int64[C, 4, R] output position of the first card of sorted position i in
-#                               round j in the canonical representative
 # ---------------------------------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
@@ -193,6 +191,7 @@ def _choose(n: int, k: int) -> int:
 
 @njit(cache=True, inline="always")
 def _sort4(a, b, c, d):
+    """Sort four integers ascending (a min/max network: no data-dependent branches)."""
     if a > b:
         a, b = b, a
     if c > d:
@@ -229,7 +228,7 @@ def _c4(n: int) -> int:
     return n * (n - 1) * (n - 2) * (n - 3) // 24
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def index_hand(tables, cards) -> int:
     """Canonical index of one hand (numba-callable; see the module docstring).
 
@@ -341,29 +340,25 @@ def _inv_choose(part: int, k: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def _write_suit(x: int, key: int, s: int, slots, n_rounds: int, out) -> None:
-    """Write the cards of suit ``s`` with configuration ``key`` and suit index ``x``."""
-    used = 0
-    for j in range(n_rounds):
-        n = (key >> (4 * (n_rounds - 1 - j))) & 15
-        if n == 0:
-            continue
-        radix = BINOM[N_RANKS - POPCOUNT[used], n]
-        shifted = RANKSET_OF_COLEX[n, x % radix]
-        x //= radix
-        pos = slots[j]
-        mask = 0
-        while shifted:
-            low = shifted & -shifted
-            r = NTH_FREE[used, POPCOUNT[low - 1]]
-            mask |= 1 << r
-            out[pos] = 4 * r + s
-            pos += 1
-            shifted ^= low
-        used |= mask
+def _decode_digit(x: int, used: int, n: int, s: int):
+    """Split the next round's digit off suit index ``x``: returns (rest of x, ranks used after
+    this round, this round's cards of suit ``s`` as a 52-bit card mask)."""
+    if n == 0:
+        return x, used, 0
+    radix = BINOM[N_RANKS - POPCOUNT[used], n]
+    shifted = RANKSET_OF_COLEX[n, x % radix]
+    mask = 0
+    cards = 0
+    while shifted:
+        low = shifted & -shifted
+        r = NTH_FREE[used, POPCOUNT[low - 1]]
+        mask |= 1 << r
+        cards |= 1 << (4 * r + s)
+        shifted ^= low
+    return x // radix, used | mask, cards
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def unindex_hand(tables, idx: int, out) -> bool:
     """Write the canonical representative of index ``idx`` into ``out`` (numba-callable).
 
@@ -378,18 +373,17 @@ def unindex_hand(tables, idx: int, out) -> bool:
     Returns:
         False (``out`` untouched) when ``idx`` is out of range.
     """
-    groups, offset, suit_size, keys, slot = tables[0], tables[3], tables[4], tables[5], tables[6]
+    groups, offset, suit_size, keys = tables[0], tables[3], tables[4], tables[5]
     n_conf = offset.shape[0] - 1
     if idx < 0 or idx >= offset[n_conf]:
         return False
+    # last configuration whose offset is <= idx (offset[0] = 0); branch-free steps
     lo = 0
-    hi = n_conf - 1
-    while lo < hi:  # last configuration whose offset is <= idx
-        mid = (lo + hi + 1) >> 1
-        if offset[mid] <= idx:
-            lo = mid
-        else:
-            hi = mid - 1
+    n = n_conf
+    while n > 1:
+        half = n >> 1
+        lo = lo + half if offset[lo + half] <= idx else lo
+        n -= half
     cid = lo
     rem = idx - offset[cid]
     n_rounds = groups.shape[0]
@@ -429,20 +423,25 @@ def unindex_hand(tables, idx: int, out) -> bool:
             else:
                 x3 = y - t
         i = j
-    _write_suit(x0, keys[cid, 0], 0, slot[cid, 0], n_rounds, out)
-    _write_suit(x1, keys[cid, 1], 1, slot[cid, 1], n_rounds, out)
-    _write_suit(x2, keys[cid, 2], 2, slot[cid, 2], n_rounds, out)
-    _write_suit(x3, keys[cid, 3], 3, slot[cid, 3], n_rounds, out)
+    k0 = keys[cid, 0]
+    k1 = keys[cid, 1]
+    k2 = keys[cid, 2]
+    k3 = keys[cid, 3]
+    u0 = u1 = u2 = u3 = 0
     start = 0
     for j in range(n_rounds):
-        # ascending order within the group (insertion sort; groups are small)
-        for a in range(start + 1, start + groups[j]):
-            c = out[a]
-            b = a - 1
-            while b >= start and out[b] > c:
-                out[b + 1] = out[b]
-                b -= 1
-            out[b + 1] = c
+        shift = 4 * (n_rounds - 1 - j)
+        x0, u0, m0 = _decode_digit(x0, u0, (k0 >> shift) & 15, 0)
+        x1, u1, m1 = _decode_digit(x1, u1, (k1 >> shift) & 15, 1)
+        x2, u2, m2 = _decode_digit(x2, u2, (k2 >> shift) & 15, 2)
+        x3, u3, m3 = _decode_digit(x3, u3, (k3 >> shift) & 15, 3)
+        # the round's cards in ascending order
+        m = np.uint64(m0 | m1 | m2 | m3)
+        pos = start
+        while m:
+            out[pos] = trailing_zeros(m)
+            pos += 1
+            m &= m - np.uint64(1)
         start += groups[j]
     return True
 
@@ -515,14 +514,10 @@ def canonical_code(groups, cards) -> int:
             c = np.int64(cards[t])
             bit = 1 << (13 * j + (c >> 2))
             s = c & 3
-            if s == 0:
-                s0 |= bit
-            elif s == 1:
-                s1 |= bit
-            elif s == 2:
-                s2 |= bit
-            else:
-                s3 |= bit
+            s0 |= bit * (s == 0)  # branch-free: suits are unpredictable
+            s1 |= bit * (s == 1)
+            s2 |= bit * (s == 2)
+            s3 |= bit * (s == 3)
         start += groups[j]
     # new name of suit s = number of suits with a smaller vector (ties by suit number)
     n0 = (s1 < s0) + (s2 < s0) + (s3 < s0)

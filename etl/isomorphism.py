@@ -159,15 +159,9 @@ def _build_tables(groups: tuple[int, ...]) -> tuple[np.ndarray, ...]:
         offset[c] = total
         total += conf_size
     offset[n_conf] = total
-    # where each suit's cards of each round go in a representative: rounds one after another,
-    # within a round the sorted suit positions in order
-    counts = (keys_arr[:, :, None] >> (4 * (n_rounds - 1 - np.arange(n_rounds)))[None, None, :]) & 15
-    round_start = np.concatenate([[0], np.cumsum(groups)[:-1]]).astype(np.int64)
-    slot = (round_start[None, None, :] + np.cumsum(counts, axis=1) - counts).astype(np.int64)
     if total >= 1 << 62:
         raise ValueError(f"groups {groups}: {total} hands do not fit in int64")
-    tables = (np.array(groups, np.int64), weight, perm_to_config, offset, suit_size, keys_arr,
-              slot)
+    tables = (np.array(groups, np.int64), weight, perm_to_config, offset, suit_size, keys_arr)
     for a in tables:
         a.setflags(write=False)
     return tables
