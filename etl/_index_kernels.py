@@ -131,10 +131,24 @@ def colex_unindex_into(idx: int, k: int, n: int, out) -> None:
 
 
 @njit(cache=True, parallel=True)
-def colex_index_rows(cards: np.ndarray, out: np.ndarray) -> None:
-    """``out[r] = colex index of the set cards[r]`` (any order within a row)."""
+def colex_index_rows(cards: np.ndarray, n: int, out: np.ndarray) -> None:
+    """``out[r] = colex index of the set cards[r]`` (any order within a row); -1 when a row
+    has an element outside ``0..n-1`` or a repeated element."""
     for r in prange(cards.shape[0]):
-        out[r] = colex_index_set(cards[r])
+        row = cards[r]
+        seen = np.uint64(0)
+        ok = True
+        for t in range(row.shape[0]):
+            c = np.int64(row[t])
+            if c < 0 or c >= n:
+                ok = False
+                break
+            bit = np.uint64(1) << np.uint64(c)
+            if seen & bit:
+                ok = False
+                break
+            seen |= bit
+        out[r] = colex_index_set(row) if ok else -1
 
 
 @njit(cache=True, parallel=True)

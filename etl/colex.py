@@ -66,15 +66,15 @@ def colex_index(cards: np.ndarray, n: int = 52) -> np.ndarray | int:
         raise ValueError(f"cards must be a 1-D set or an (N, k) array, got shape {arr.shape}")
     if not np.issubdtype(arr.dtype, np.integer):
         raise ValueError(f"cards must be integers, got dtype {arr.dtype}")
-    if arr.size:
-        if arr.min() < 0 or arr.max() >= n:
-            raise ValueError(f"elements must be in 0..{n - 1}")
-        srt = np.sort(arr, axis=1)
-        if arr.shape[1] > 1 and (srt[:, 1:] == srt[:, :-1]).any():
-            raise ValueError("a row repeats an element: rows must be sets")
-    arr = np.ascontiguousarray(arr, dtype=np.int64)
+    if arr.dtype not in (np.uint8, np.int64):
+        arr = arr.astype(np.int64)
+    arr = np.ascontiguousarray(arr)
     out = np.empty(arr.shape[0], np.int64)
-    colex_index_rows(arr, out)
+    colex_index_rows(arr, n, out)
+    bad = np.flatnonzero(out < 0)
+    if bad.size:
+        raise ValueError(f"row {int(bad[0])} is not a set of distinct elements of 0..{n - 1}: "
+                         f"{arr[bad[0]].tolist()}")
     return int(out[0]) if single else out
 
 
