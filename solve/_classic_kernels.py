@@ -50,3 +50,47 @@ def flop_scores(hands: np.ndarray, cls: np.ndarray, flops: np.ndarray, weight: n
     """(169, 169) sum of win(+1)/loss(-1) over disjoint hand pairs and weighted flops."""
     n = max(1, get_num_threads())
     return _scores(hands, cls, flops, weight, n).sum(axis=0)
+
+
+@njit(cache=True)
+def draw_enumerate(hands, hand_ok, final_val, type_of, n_cards, n_types1, n_types2):
+    """2-7 single draw: over all deals (hand 1, hand 2, drawn card 1, drawn card 2), counts
+    ``W[t1, t2]`` and score sums ``S[t1, t2]`` (+1 player 1's final hand lower, -1 higher).
+
+    ``final_val[h, c]``: 2-7 value (lower is better) of hand ``h`` after discarding its
+    forced card and drawing ``c``; ``type_of[h, c]``: the type (information after the draw).
+    """
+    H = hands.shape[0]
+    W = np.zeros((n_types1, n_types2), np.int64)
+    S = np.zeros((n_types1, n_types2), np.int64)
+    used = np.zeros(n_cards, np.bool_)
+    for i in range(H):
+        for k in range(3):
+            used[hands[i, k]] = True
+        for j in range(H):
+            if not hand_ok[i, j]:
+                continue
+            for k in range(3):
+                used[hands[j, k]] = True
+            for c1 in range(n_cards):
+                if used[c1]:
+                    continue
+                t1 = type_of[i, c1]
+                v1 = final_val[i, c1]
+                for c2 in range(n_cards):
+                    if used[c2] or c2 == c1:
+                        continue
+                    t2 = type_of[j, c2]
+                    v2 = final_val[j, c2]
+                    W[t1, t2] += 1
+                    if v1 < v2:
+                        S[t1, t2] += 1
+                    elif v1 > v2:
+                        S[t1, t2] -= 1
+            for k in range(3):
+                used[hands[j, k]] = False
+            for k in range(3):
+                used[hands[i, k]] = True
+        for k in range(3):
+            used[hands[i, k]] = False
+    return W, S

@@ -192,12 +192,14 @@ def play_hands(kind, infoset, child_start, child_count, children, edge_cum, payo
             if kind[n] == CHANCE:
                 r = u[h, k]
                 k += 1
-                c = child_count[n] - 1
-                for e in range(s, s + child_count[n]):
-                    if r < edge_cum[e]:
-                        c = e - s
-                        break
-                n = children[s + c]
+                lo, hi = s, s + child_count[n] - 1  # first edge with r < cumulative (binary search)
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if r < edge_cum[mid]:
+                        hi = mid
+                    else:
+                        lo = mid + 1
+                n = children[lo]
             else:
                 I = infoset[n]
                 loc = local_of[I]

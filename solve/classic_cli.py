@@ -2,7 +2,7 @@
 
 Hooked into :mod:`solve.commands` by :func:`add_arguments` (extra options of ``solve``) and
 :func:`handles` / :func:`run` (dispatch). Games: ``kuhn-blinds``, ``von-neumann``,
-``flop-poker`` (and ``kuhn``, ``leduc`` as generic trees when a sequence-form solver or
+``flop-poker``, ``draw27`` (2-7 single draw; ``--buckets``) (and ``kuhn``, ``leduc`` as generic trees when a sequence-form solver or
 ``--exact`` is asked for). Algorithms: ``lp`` (``--exact`` for rational arithmetic),
 ``cfr``, ``cfr+``, ``dcfr``, ``egt``, ``ga``.
 
@@ -10,6 +10,7 @@ Hooked into :mod:`solve.commands` by :func:`add_arguments` (extra options of ``s
     python cli.py solve --game kuhn-blinds --small-blind 1 --big-blind 2 --algorithm lp --exact
     python cli.py solve --game von-neumann --ante 1 --bet 2 --grid 100 --algorithm lp
     python cli.py solve --game flop-poker --algorithm cfr+ --iterations 2000
+    python cli.py solve --game draw27 --buckets 10 --algorithm lp
     python cli.py solve --game leduc --algorithm egt --target-exploitability 1e-3
     python cli.py solve --game von-neumann --grid 20 --algorithm ga --generations 50 --seed 1
 """
@@ -23,7 +24,7 @@ import numpy as np
 
 from schema.errors import UserError
 
-GAMES = ("kuhn-blinds", "von-neumann", "flop-poker")
+GAMES = ("kuhn-blinds", "von-neumann", "flop-poker", "draw27")
 TREE_GAMES = GAMES + ("kuhn", "leduc")
 ALGORITHMS = ("lp", "cfr", "cfr+", "dcfr", "egt", "ga")
 
@@ -36,6 +37,9 @@ def add_arguments(p) -> None:
     g.add_argument("--ante", default="1", help="von-neumann, flop-poker: ante a (default 1)")
     g.add_argument("--bet", default="2", help="von-neumann, flop-poker: bet B (default 2)")
     g.add_argument("--grid", type=int, default=100, help="von-neumann: hands 1..M (default 100)")
+    g.add_argument("--buckets", default="10",
+                   help="draw27: buckets per round (int), or 'iso' (lossless) / 'raw' (unabstracted; "
+                        "too large for the 21-card deck) (default 10)")
     g.add_argument("--exact", action="store_true", help="lp: rational arithmetic, value as a fraction")
     g.add_argument("--population", type=int, default=40, help="ga: individuals per seat (default 40)")
     g.add_argument("--generations", type=int, default=50, help="ga: generations (default 50)")
@@ -61,6 +65,16 @@ def build_tree(args):
             return classic.von_neumann(args.ante, args.bet, args.grid)
         if args.game == "flop-poker":
             return classic.flop_poker(args.ante, args.bet)
+        if args.game == "draw27":
+            from solve.games.draw27 import draw27
+
+            b = args.buckets
+            if b not in ("iso", "raw"):
+                try:
+                    b = int(b)
+                except ValueError:
+                    raise UserError(f"--buckets must be an integer, 'iso' or 'raw', got {b!r}") from None
+            return draw27(b)
         if args.game == "kuhn":
             return classic.kuhn()
         if args.game == "leduc":
@@ -91,7 +105,7 @@ def run(args) -> int:
     t0 = time.time()
     tree = build_tree(args)
     sf = sequence_form(tree)
-    name = args.name or f"{args.game}-full-{args.algorithm}{'-exact' if args.exact else ''}"
+    name = args.name or f"{tree.name}-{args.algorithm}{'-exact' if args.exact else ''}"
     iterations = 0
     exact_value = None
     if args.algorithm == "lp" and args.exact:
@@ -120,7 +134,8 @@ def run(args) -> int:
     path = _store(ddir, name, tree, beh, args.algorithm + ("-exact" if args.exact else ""), iterations,
                   wall, expl, val)
     line = (f"{name}: game={tree.name} algorithm={args.algorithm}{' (exact)' if args.exact else ''} "
-            f"iterations={iterations} wall={wall:.1f}s value={val:.9g} exploitability={expl:.6g}")
+            f"iterations={iterations} wall={wall:.1f}s value={val:.9g} exploitability={expl:.6g}"
+            + (" (both within the bucket abstraction)" if tree.name.startswith("draw27-b") else ""))
     if exact_value is not None:
         line += f"\nvalue (exact, {method}) = {exact_value}"
     print(line)

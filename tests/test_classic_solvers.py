@@ -134,6 +134,7 @@ def test_cli_exact_kuhn_prints_fraction(tmp_path, capsys):
     assert cli.main(["--data-dir", str(tmp_path), "solve", "--game", "kuhn", "--algorithm", "lp", "--exact"]) == 0
     out = capsys.readouterr().out
     assert "value (exact, simplex) = -1/18" in out
+    assert "kuhn-lp-exact" in out
 
 
 def test_cli_von_neumann_prints_closed_form(tmp_path, capsys):

@@ -147,7 +147,7 @@ class TreeBuilder:
 
 
 def type_game(name: str, counts: np.ndarray, labels1: list, labels2: list, template: list,
-              payoffs: dict, pay_den) -> Tree:
+              payoffs: dict, pay_den, views: dict | None = None) -> Tree:
     """A game in which chance deals a private type to each player, then a public betting tree.
 
     Vectorised over deals (no per-node Python): the tree is a root chance node whose children
@@ -161,6 +161,9 @@ def type_game(name: str, counts: np.ndarray, labels1: list, labels2: list, templ
             [child indices])`` or ``("t", history)``; entry 0 is the root.
         payoffs: template terminal index -> (T1, T2) int64 payoff numerators to player 1.
         pay_den: payoff denominator: an int, or a (T1, T2) int matrix per deal.
+        views: optional ``{round: (map1, labels1, map2, labels2)}``: decision entries with a
+            sixth element ``round`` see only ``map_p[type]`` (what the player knew in that
+            round, e.g. the hand before a draw); must give perfect recall.
     """
     counts = np.asarray(counts, dtype=np.int64)
     t1, t2 = np.nonzero(counts > 0)
@@ -173,11 +176,21 @@ def type_game(name: str, counts: np.ndarray, labels1: list, labels2: list, templ
     # infosets: per template decision d, one per type of its actor
     info_base = np.full(S, -1, dtype=np.int64)
     info_player, info_nact, info_label, info_actions = [], [], [], []
+    view_map = np.zeros((S, 2, max(T)), np.int64)
     for s, e in enumerate(template):
         if e[0] != "d":
             continue
         info_base[s] = len(info_player)
-        labs = labels1 if e[1] == 0 else labels2
+        rnd = e[5] if len(e) > 5 else None
+        if rnd is not None and views is not None and rnd in views:
+            m1, l1, m2, l2 = views[rnd]
+            view_map[s, 0, :T[0]] = m1
+            view_map[s, 1, :T[1]] = m2
+            labs = l1 if e[1] == 0 else l2
+        else:
+            view_map[s, 0, :T[0]] = np.arange(T[0])
+            view_map[s, 1, :T[1]] = np.arange(T[1])
+            labs = labels1 if e[1] == 0 else labels2
         info_player += [e[1]] * len(labs)
         info_nact += [len(e[3])] * len(labs)
         info_label += [f"{lab}|{e[2]}" for lab in labs]
@@ -188,7 +201,8 @@ def type_game(name: str, counts: np.ndarray, labels1: list, labels2: list, templ
     player = np.empty(N, np.int8); player[0] = -1; player[1:] = np.tile(player_t, K)
     own = np.where(player_t == 0, 0, 1)
     types = np.stack([t1, t2], axis=1)  # (K, 2)
-    inf = np.where(info_base[None, :] >= 0, info_base[None, :] + types[:, own], -1)
+    seen = view_map[np.arange(S)[None, :], own[None, :], types[:, own]]  # (K, S)
+    inf = np.where(info_base[None, :] >= 0, info_base[None, :] + seen, -1)
     infoset = np.concatenate([[-1], inf.reshape(-1)]).astype(np.int32)
     child_count = np.concatenate([[K], np.tile(ccount_t, K)]).astype(np.int64)
     child_start = np.zeros(N, np.int64)

@@ -1,0 +1,99 @@
+"""2-7 single draw (reduced form): ranking, exact bucket transitions, lossless buckets."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from solve.games import draw27 as D
+from solve.games.tree import sequence_form
+from solve.treeplex import SequenceCFR, exploitability, solve_lp, value
+
+
+def test_category_counts_of_the_1330_hands():
+    assert D.category_counts() == {"high card": 720, "pair": 378, "trips": 7, "straight": 120,
+                                   "flush": 90, "straight flush": 15}
+    assert sum(D.category_counts().values()) == 1330
+
+
+def test_ranking_order():
+    S, R = 3, 7
+
+    def v(*cards):  # cards as (rank 0..6 for 2..8, suit)
+        return D.hand_values(np.array([[r * S + s for r, s in cards]]), S, R)[1][0]
+
+    best = v((0, 0), (1, 1), (3, 2))          # 2-3-5 offsuit: the best hand
+    assert best < v((0, 0), (1, 1), (4, 2))   # 2-3-5 < 2-3-6
+    assert v((0, 0), (2, 1), (6, 2)) < v((0, 0), (0, 1), (1, 2))  # 8-high < pair of 2s
+    assert v((6, 0), (6, 1), (5, 2)) < v((0, 0), (0, 1), (0, 2))  # pair < trips
+    assert v((0, 0), (0, 1), (0, 2)) < v((0, 0), (1, 1), (2, 2))  # trips < straight
+    assert v((4, 0), (5, 1), (6, 2)) < v((0, 0), (1, 0), (3, 0))  # straight < flush
+    assert v((6, 0), (5, 0), (3, 0)) < v((0, 0), (1, 0), (2, 0))  # flush < straight flush
+    assert v((0, 0), (0, 1), (5, 2)) < v((0, 0), (0, 1), (6, 2))  # pairs: kicker
+
+
+def test_forced_discard_commutes_with_suit_permutations():
+    n_suits = 3
+    hands = np.array(list(itertools.combinations(range(21), 3)))
+    d = D.forced_discard(hands, n_suits)
+    disc = hands[np.arange(len(hands)), d]
+    index = {tuple(h): i for i, h in enumerate(hands.tolist())}
+    for g in itertools.permutations(range(3)):
+        g = np.array(g)
+        img = np.sort((hands // 3) * 3 + g[hands % 3], axis=1)
+        j = np.array([index[tuple(x)] for x in img.tolist()])
+        kept = np.array([[c for c in h if c != x] for h, x in zip(hands, disc)])
+        kept_img = np.sort((kept // 3) * 3 + g[kept % 3], axis=1)
+        kept_j = np.array([[c for c in hands[k] if c != hands[k][d[k]]] for k in j])
+        # kept cards of the permuted hand = permuted kept cards, up to a rank-preserving
+        # choice that cannot matter (no flush either way)
+        same = (kept_img == np.sort(kept_j, axis=1)).all(axis=1)
+        flushable = (kept_img % 3)[:, 0] == (kept_img % 3)[:, 1]
+        assert (same | ~flushable).all()
+    # unpaired: the highest card goes; paired: a matched card goes
+    r = hands // 3
+    paired = (r[:, 0] == r[:, 1]) | (r[:, 1] == r[:, 2]) | (r[:, 0] == r[:, 2])
+    assert (r[np.arange(len(r)), d][~paired] == r.max(axis=1)[~paired]).all()
+    dr = r[np.arange(len(r)), d]
+    assert all((r[i] == dr[i]).sum() >= 2 for i in np.flatnonzero(paired))
+
+
+def test_transition_counts_are_exact():
+    # 4 ranks x 2 suits: every deal (56 x 10 hand pairs, 2 x 1 draws) counted once
+    tr = D.draw27("iso", 4, 2)
+    root = 0
+    s, c = tr.child_start[root], tr.child_count[root]
+    probs = tr.edge_num[s:s + c] / tr.edge_den[s:s + c]
+    assert probs.sum() == pytest.approx(1.0, abs=1e-12)
+    deck = D._Deck(4, 2)
+    assert deck.hand_ok.sum() == 56 * 10
+
+
+@pytest.mark.parametrize("ranks,suits", [(4, 2), (3, 3)])
+def test_unabstracted_and_finest_bucketing_agree(ranks, suits):
+    raw = sequence_form(D.draw27("raw", ranks, suits))
+    iso = sequence_form(D.draw27("iso", ranks, suits))
+    assert sum(iso.n_seq) < sum(raw.n_seq)
+    if (ranks, suits) == (3, 3):  # LP on the raw 9-card game is ~25 s: compare with CFR+ instead
+        s = SequenceCFR(raw, "cfr+").iterate(300)
+        _, _, v_iso = solve_lp(iso)
+        assert exploitability(raw, *s.average()) < 2e-3
+        assert value(raw, *s.average()) == pytest.approx(v_iso, abs=2e-3)
+        return
+    _, _, v_raw = solve_lp(raw)
+    _, _, v_iso = solve_lp(iso)
+    assert v_raw == pytest.approx(v_iso, abs=1e-9)
+    coarse = sequence_form(D.draw27(2, ranks, suits))
+    assert abs(solve_lp(coarse)[2] - v_raw) > 1e-6  # a real abstraction changes the value
+
+
+def test_bucketed_full_game_solves():
+    sf = sequence_form(D.draw27(4))
+    x, y, v = solve_lp(sf)
+    assert exploitability(sf, x, y) < 1e-9
+    assert -0.2 < v < 0.0  # player 2 acts last after the draw
+
+
+def test_too_large_is_refused():
+    with pytest.raises(ValueError, match="too large"):
+        D.draw27("iso")
