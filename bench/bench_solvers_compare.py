@@ -66,6 +66,10 @@ def main(argv=None) -> int:
     ap.add_argument("--json", default=None, help="also write the traces as JSON")
     args = ap.parse_args(argv)
 
+    warm = sequence_form(classic.kuhn())  # compile/load the numba kernels outside the timings
+    for make in (lambda: SequenceCFR(warm, "cfr+"), lambda: SequenceCFR(warm, "dcfr"), lambda: EGTSolver(warm)):
+        make().iterate(2)
+    GeneticSolver(warm, GAParams(population=4, survivors=2, hands=2, generations=1)).step()
     t = time.perf_counter()
     eq = classic.flop_equity()
     t_eq = time.perf_counter() - t
