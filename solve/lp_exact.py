@@ -8,12 +8,14 @@ The LP is the sequence-form program of Koller, Megiddo & von Stengel (1996) (see
    (Bland 1977, guarantees termination under degeneracy). For games with a few hundred
    sequences (the tableau has about ``n1 + n2 + 2 m`` columns; von Neumann poker with
    M = 30, 122 sequences, takes about 2 s).
-2. ``certify``: solve the LP in floating point (HiGHS), round every behaviour probability
-   to the nearest fraction with a bounded denominator, and accept the rounded profile only
-   if exact best responses (rational, bottom-up) prove it is an equilibrium: player 1's
-   guaranteed value equals player 2's. Works for a few thousand sequences whenever the
-   equilibrium found has small denominators; otherwise it reports failure, never a guess
-   (Leduc fails: its HiGHS equilibrium does not round to a certified one).
+2. ``certify``: solve the LP in floating point (HiGHS), then build exact candidates: (a)
+   solve the complementary-slackness equations on the supports of the float solution
+   exactly (sympy sparse row reduction over the rationals), (b) round every behaviour
+   probability to a fraction with a bounded denominator. A candidate is accepted only if
+   exact best responses (rational, bottom-up) prove it is an equilibrium: player 1's
+   guaranteed value equals player 2's. Flop poker (678 sequences) is certified this way;
+   when no candidate passes it reports failure, never a guess (Leduc fails: its LP
+   solution is degenerate on its supports).
 
 Either way the result is certified by exact best responses. :func:`solve_exact` returns
 the realization plans as lists of Fractions and the value as a Fraction.
@@ -210,6 +212,70 @@ def _round_plan(sf: SequenceForm, p: int, x: np.ndarray, max_den: int) -> list:
     return out
 
 
+def _support_plan(sf: SequenceForm, ent: dict, p: int, own_plan, opp_plan, free_from_float: bool,
+                  tol: float = 1e-9):
+    """Player ``p``'s plan solving the complementary-slackness equations of the float
+    solution's supports exactly (sympy sparse rref over QQ): ``own x = e`` on the own
+    support, and the opponent's dual constraints tight on the opponent's support. Free
+    variables are 0 or (``free_from_float``) the float values as small fractions. None if
+    the equations are inconsistent. Candidates only: :func:`solve_exact` certifies."""
+    from sympy import QQ
+    from sympy.polys.matrices.sdm import SDM
+
+    own_cons = sf.constraints(p); opp_cons = sf.constraints(1-p)
+    S_own = np.flatnonzero(own_plan > tol); S_opp = np.flatnonzero(opp_plan > tol)
+    col = {int(s): k for k, s in enumerate(S_own)}
+    m_opp = opp_cons.shape[0]; nu = len(S_own) + m_opp
+    rows = {}
+    r = 0
+    ec = own_cons.tocoo()
+    eq = {}
+    for i, s, v in zip(ec.row, ec.col, ec.data):
+        if int(s) in col: eq.setdefault(int(i), {})[col[int(s)]] = QQ(int(v))
+    rhs = {}
+    M = {}
+    for i in range(own_cons.shape[0]):
+        M[r] = eq.get(i, {}); rhs[r] = QQ(1) if i == 0 else QQ(0); r += 1
+    # (opp' q - M' own)_j = 0 for j in S_opp ; M = A (p=0) or -A' (p=1)
+    jrow = {int(j): r + k for k, j in enumerate(S_opp)}
+    for j in S_opp: M[jrow[int(j)]] = {}; rhs[jrow[int(j)]] = QQ(0)
+    r += len(S_opp)
+    oc = opp_cons.tocoo()
+    for i, s, v in zip(oc.row, oc.col, oc.data):
+        if int(s) in jrow: M[jrow[int(s)]][len(S_own) + int(i)] = M[jrow[int(s)]].get(len(S_own)+int(i), QQ(0)) + QQ(int(v))
+    for (i, j), v in ent.items():
+        own_s, opp_s = (i, j) if p == 0 else (j, i)
+        val = v if p == 0 else -v
+        if own_s in col and opp_s in jrow:
+            d = M[jrow[opp_s]]
+            d[col[own_s]] = d.get(col[own_s], QQ(0)) - QQ(val.numerator, val.denominator)
+    # augmented matrix
+    aug = {k: dict(v) for k, v in M.items()}
+    for k in aug:
+        if rhs[k] != 0: aug[k][nu] = rhs[k]
+    aug = {k: {c: v for c, v in row.items() if v != 0} for k, row in aug.items()}
+    sdm = SDM({k: v for k, v in aug.items() if v}, (r, nu + 1), QQ)
+    R, pivots = sdm.rref()
+    if nu in pivots: return None
+    sol = [Fraction(0)] * nu
+    inv_col = {k: s for s, k in col.items()}
+    piv = set(pivots)
+    for f in range(nu):
+        if free_from_float and f not in piv and f in inv_col:
+            sol[f] = Fraction(float(own_plan[inv_col[f]])).limit_denominator(10 ** 6)
+    for k, pc in enumerate(pivots):
+        row = R.get(k, {})
+        v = row.get(nu, QQ(0))
+        val = Fraction(int(v.numerator), int(v.denominator))
+        for f, coef in row.items():
+            if f != nu and f != pc and sol[f]:
+                val -= Fraction(int(coef.numerator), int(coef.denominator)) * sol[f]
+        sol[pc] = val
+    plan = [Fraction(0)] * sf.n_seq[p]
+    for s, k in col.items(): plan[s] = sol[k]
+    return plan
+
+
 def solve_exact(sf: SequenceForm, method: str = "auto") -> tuple[list, list, Fraction, str]:
     """Exact equilibrium plans ``(x, y)`` (Fractions) and value of ``sf``; see module docstring.
 
@@ -239,6 +305,14 @@ def solve_exact(sf: SequenceForm, method: str = "auto") -> tuple[list, list, Fra
     from solve.treeplex import solve_lp
 
     xf, yf, _ = solve_lp(sf)
+    for free_from_float in (False, True):
+        x = _support_plan(sf, entries, 0, xf, yf, free_from_float)
+        y = _support_plan(sf, entries, 1, yf, xf, free_from_float)
+        if x is None or y is None or min(x) < 0 or min(y) < 0:
+            continue
+        hi, lo = exact_values(sf, entries, x, y)
+        if hi == lo:
+            return x, y, hi, method
     for max_den in (10, 100, 1000, 10 ** 4, 10 ** 5, 10 ** 6):
         x = _round_plan(sf, 0, xf, max_den)
         y = _round_plan(sf, 1, yf, max_den)

@@ -144,3 +144,12 @@ def test_flop_poker_lp_and_cfr_agree(flop_equity):
     xc, yc = s.average()
     assert abs(value(sf, xc, yc) - v) < 1e-4
     assert exploitability(sf, xc, yc) < 1e-4
+
+
+def test_flop_poker_exact_value_is_certified(flop_equity):
+    """The exact route certifies flop poker (678 sequences) via the support equations."""
+    sf = sequence_form(classic.flop_poker(1, 2, flop_equity))
+    x, y, v, method = solve_exact(sf)
+    assert method == "certify" and isinstance(v, Fraction)
+    _, _, vf = solve_lp(sf)
+    assert float(v) == pytest.approx(vf, abs=1e-12)
