@@ -126,3 +126,32 @@ def test_leaf_round_thresholds(game, cls):
     for b in range(leafy.buckets_[1]):
         rng = last.ranges[last.parent == b]
         assert np.all(rng[1:, 0] > rng[:-1, 1])
+
+
+def test_exact_1d_kmeans():
+    import itertools
+
+    from abstraction.clustering import Points, error_curve, kmeans
+
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        n = int(rng.integers(2, 9))
+        x = np.sort(rng.random(n))
+        w = rng.random(n)
+        pts = Points.from_hands(x, w)
+        curve, cents = error_curve(pts, n, 0, (0,), 1)
+        for k in range(1, n + 1):
+            best = np.inf  # brute force over contiguous splits (optimal in 1-D)
+            for cuts in itertools.combinations(range(1, n), k - 1):
+                err = 0.0
+                for seg in np.split(np.arange(n), cuts):
+                    ww, xx = pts.w[seg], pts.x[seg, 0]
+                    err += ww @ (xx - ww @ xx / ww.sum()) ** 2
+                best = min(best, err)
+            assert curve[k - 1] == pytest.approx(best, rel=1e-9, abs=1e-15)
+    x = rng.random((500, 1))
+    pts = Points.from_hands(x, rng.random(500))
+    for k in (3, 10, 40):  # never worse than Lloyd from k-means++
+        from sklearn.cluster import KMeans
+        km = KMeans(k, n_init=4, random_state=0).fit(pts.x, sample_weight=pts.w)
+        assert kmeans(pts, k, 0, 1)[2] <= km.inertia_ * (1 + 1e-9)
