@@ -15,7 +15,8 @@ and the *excessive gap condition* (EGC) is ``f_mu2(x) >= phi_mu1(y)``; it implie
 EGC. Both smoothed best responses and the Bregman prox step are closed form, bottom-up over
 the treeplex (log-sum-exp per infoset).
 
-Heuristics (Hoda et al. 2010, sec. 6; Gilpin, Pena & Sandholm 2008):
+Heuristics (the step-size and balancing heuristics of Hoda et al. 2010; Gilpin, Pena &
+Sandholm 2008, "First-order algorithm with O(ln(1/eps)) convergence..." for the decrease idea):
 
 - *decrease* (aggressive step size): start with a large ``tau`` and keep it while steps
   keep the EGC; when a step would violate it, halve ``tau`` and redo the step.

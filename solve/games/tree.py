@@ -319,6 +319,9 @@ def sequence_form(t: Tree) -> SequenceForm:
                         last, info_parent)
     if not ok:
         raise ValueError(f"game {t.name!r} does not have perfect recall")
+    missing = np.flatnonzero(info_parent < 0)
+    if len(missing):
+        raise ValueError(f"game {t.name!r}: information set {t.info_label[missing[0]]!r} has no node")
     reach = np.ones(t.n_nodes)
     from solve._treeplex_kernels import chance_reach
 
