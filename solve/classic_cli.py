@@ -64,7 +64,10 @@ def build_tree(args):
         if args.game == "von-neumann":
             return classic.von_neumann(args.ante, args.bet, args.grid)
         if args.game == "flop-poker":
-            return classic.flop_poker(args.ante, args.bet)
+            from schema.paths import data_dir as resolve_data_dir
+
+            cache = resolve_data_dir() / "cache" / "flop_poker_equity.npz"  # derived, exact; safe to delete
+            return classic.flop_poker(args.ante, args.bet, cache_path=cache)
         if args.game == "draw27":
             from solve.games.draw27 import draw27
 

@@ -155,3 +155,17 @@ def test_cli_ga_and_errors(tmp_path, capsys):
     assert cli.main(["--data-dir", str(tmp_path), "solve", "--game", "kuhn-blinds", "--small-blind", "2",
                      "--big-blind", "1", "--algorithm", "lp"]) == 2
     assert "must not exceed" in capsys.readouterr().err
+
+
+def test_flop_equity_cache_roundtrip(tmp_path, monkeypatch):
+    calls = []
+    import solve._classic_kernels as CK
+
+    real = CK.flop_scores
+    monkeypatch.setattr(CK, "flop_scores", lambda *a: calls.append(1) or real(*a))
+    path = tmp_path / "eq.npz"
+    a = classic.flop_equity(path)
+    b = classic.flop_equity(path)
+    assert len(calls) == 1
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])

@@ -158,7 +158,7 @@ def class_labels() -> list:
     return out
 
 
-def flop_equity() -> tuple[np.ndarray, np.ndarray]:
+def flop_equity(cache_path=None) -> tuple[np.ndarray, np.ndarray]:
     """Exact showdown scores of flop poker over the 169 x 169 hand classes.
 
     Returns ``(counts, score)``: ``counts[c1, c2]`` the number of disjoint hole-card pairs of
@@ -166,9 +166,16 @@ def flop_equity() -> tuple[np.ndarray, np.ndarray]:
     from them of (+1 win, 0 tie, -1 loss) for player 1, best 5 of exactly the 2 + 3 cards
     (``etl.evaluator``). Flops are enumerated once per suit-isomorphism orbit and weighted
     by the orbit size (classes are suit-invariant). ``score / (counts * 17296)`` is the
-    expected showdown result (2 * equity - 1).
+    expected showdown result (2 * equity - 1). With ``cache_path`` the arrays are read
+    from / written to that ``.npz`` file (written atomically).
     """
+    from pathlib import Path
+
     from solve._classic_kernels import flop_scores
+
+    if cache_path is not None and Path(cache_path).exists():
+        with np.load(cache_path) as z:
+            return z["counts"].copy(), z["score"].copy()
 
     hands = np.array(list(itertools.combinations(range(52), 2)), dtype=np.int64)
     cls = hand_class(hands[:, 0], hands[:, 1])
@@ -179,6 +186,12 @@ def flop_equity() -> tuple[np.ndarray, np.ndarray]:
                  | (hands[:, None, 1] == hands[None, :, 0]) | (hands[:, None, 1] == hands[None, :, 1]))
     i, j = np.nonzero(disjoint)
     np.add.at(counts, (cls[i], cls[j]), 1)
+    if cache_path is not None:
+        path = Path(cache_path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez(tmp, counts=counts, score=score)
+        tmp.replace(path)
     return counts, score
 
 
@@ -199,11 +212,12 @@ def canonical_flops() -> tuple[np.ndarray, np.ndarray]:
 FLOPS_PER_PAIR = math.comb(48, 3)
 
 
-def flop_poker(ante=1, bet=2, equity: tuple | None = None) -> Tree:
-    """Flop poker (module docstring); ``equity`` = :func:`flop_equity` output (computed if None)."""
+def flop_poker(ante=1, bet=2, equity: tuple | None = None, cache_path=None) -> Tree:
+    """Flop poker (module docstring); ``equity`` = :func:`flop_equity` output (computed, or
+    read from ``cache_path``, if None)."""
     a = _as_fraction(ante, "ante")
     B = _as_fraction(bet, "bet")
-    counts, score = equity if equity is not None else flop_equity()
+    counts, score = equity if equity is not None else flop_equity(cache_path)
     payoffs, den = _vn_payoffs(a, B, score, den_extra=1)
     # showdown payoffs are score / (counts * 17296); the fold payoff is per deal: scale it
     # to the same per-deal denominator
