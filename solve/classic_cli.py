@@ -11,6 +11,7 @@ Hooked into :mod:`solve.commands` by :func:`add_arguments` (extra options of ``s
     python cli.py solve --game von-neumann --ante 1 --bet 2 --grid 100 --algorithm lp
     python cli.py solve --game flop-poker --algorithm cfr+ --iterations 2000
     python cli.py solve --game draw27 --buckets 10 --algorithm lp
+    python cli.py solve --game draw27 --buckets iso --algorithm cfr+ --iterations 200
     python cli.py solve --game leduc --algorithm egt --target-exploitability 1e-3
     python cli.py solve --game von-neumann --grid 20 --algorithm ga --generations 50 --seed 1
 """
@@ -38,8 +39,8 @@ def add_arguments(p) -> None:
     g.add_argument("--bet", default="2", help="von-neumann, flop-poker: bet B (default 2)")
     g.add_argument("--grid", type=int, default=100, help="von-neumann: hands 1..M (default 100)")
     g.add_argument("--buckets", default="10",
-                   help="draw27: buckets per round (int), or 'iso' (lossless) / 'raw' (unabstracted; "
-                        "too large for the 21-card deck) (default 10)")
+                   help="draw27: buckets per round (int), or 'iso' (unabstracted up to suit "
+                        "isomorphism, lossless; cfr family only) (default 10)")
     g.add_argument("--exact", action="store_true", help="lp: rational arithmetic, value as a fraction")
     g.add_argument("--population", type=int, default=40, help="ga: individuals per seat (default 40)")
     g.add_argument("--generations", type=int, default=50, help="ga: generations (default 50)")
@@ -106,8 +107,17 @@ def run(args) -> int:
         if v is not None and v < 1:
             raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
     t0 = time.time()
-    tree = build_tree(args)
-    sf = sequence_form(tree)
+    if args.game == "draw27" and args.buckets == "iso":
+        # the unabstracted (lossless) game: matrix-free sequence form, CFR family only
+        if args.algorithm not in ("cfr", "cfr+", "dcfr") or args.exact:
+            raise UserError("draw27 with --buckets iso (unabstracted) is solved with cfr, cfr+ or dcfr")
+        from solve.games.draw27 import draw27_sequence_form
+
+        sf = draw27_sequence_form("iso")
+        tree = sf.tree
+    else:
+        tree = build_tree(args)
+        sf = sequence_form(tree)
     name = args.name or f"{tree.name}-{args.algorithm}{'-exact' if args.exact else ''}"
     iterations = 0
     exact_value = None

@@ -97,3 +97,17 @@ def test_bucketed_full_game_solves():
 def test_too_large_is_refused():
     with pytest.raises(ValueError, match="too large"):
         D.draw27("iso")
+
+
+@pytest.mark.parametrize("buckets,ranks,suits", [("iso", 4, 2), ("raw", 4, 2), (3, 7, 3)])
+def test_matrix_free_sequence_form_equals_tree(buckets, ranks, suits):
+    sf = sequence_form(D.draw27(buckets, ranks, suits))
+    op = D.draw27_sequence_form(buckets, ranks, suits)
+    assert sf.n_seq == op.n_seq
+    for p in (0, 1):
+        np.testing.assert_array_equal(sf.parent[p], op.parent[p])
+        np.testing.assert_array_equal(sf.offset[p], op.offset[p])
+    rng = np.random.default_rng(0)
+    x, y = rng.random(sf.n_seq[0]), rng.random(sf.n_seq[1])
+    np.testing.assert_allclose(op.A @ y, sf.A @ y, atol=1e-15)
+    np.testing.assert_allclose(op.A.T @ x, sf.A.T @ x, atol=1e-15)

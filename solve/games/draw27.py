@@ -160,6 +160,12 @@ def _percentile_buckets(strength: np.ndarray, n: int) -> np.ndarray:
 
 def draw27(buckets="iso", n_ranks: int = 7, n_suits: int = 3) -> Tree:
     """The 2-7 single draw game over ``buckets`` ("raw", "iso" or an int >= 1); see module."""
+    name, W, S, labels2, view1, labels1 = _types(buckets, n_ranks, n_suits, tree=True)
+    return _build(name, W, S, labels2, view1, labels1)
+
+
+def _types(buckets, n_ranks: int, n_suits: int, tree: bool):
+    """(name, W, S, type labels, round-1 view of each type, round-1 labels)."""
     from solve._classic_kernels import draw_enumerate
 
     deck = _Deck(n_ranks, n_suits)
@@ -206,16 +212,18 @@ def draw27(buckets="iso", n_ranks: int = 7, n_suits: int = 3) -> Tree:
     view1[t_dense] = r1_dense
     if not np.array_equal(view1[t_dense], r1_dense):
         raise ValueError("abstraction without perfect recall")
-    if T * T * 35 > 50 * MAX_NODES:
+    if tree and T * T * 35 > 50 * MAX_NODES:
         raise ValueError(f"{name}: {T} information types per player is too large for the generic tree; "
-                         "use fewer --buckets")
+                         "use fewer --buckets (or the matrix-free draw27_sequence_form with CFR)")
     W, S = draw_enumerate(deck.hands, deck.hand_ok, deck.final_val, type_of, n, T, T)
     labels2 = [lab2[int(k)] for k in uniq_t]
     labels1 = [lab1[int(k)] for k in uniq_1]
-    return _build(name, W, S, labels2, view1, labels1)
+    return name, W, S, labels2, view1, labels1
 
 
-def _build(name, W, S, labels2, view1, labels1) -> Tree:
+def _template():
+    """Public tree (topological) and, per terminal, ("W", +-pot) for a fold or ("S", pot)
+    for a showdown: its payoff is +-pot, or pot * S / W averaged over the deals."""
     template: list = []
 
     def add(entry):
@@ -223,16 +231,15 @@ def _build(name, W, S, labels2, view1, labels1) -> Tree:
         return len(template) - 1
 
     payoffs: dict = {}
-    den = np.maximum(W, 1)
 
     def fold(loser_contrib_sign, amount, hist):
         k = add(("t", hist))
-        payoffs[k] = loser_contrib_sign * amount * den
+        payoffs[k] = ("W", loser_contrib_sign * amount)
         return k
 
     def showdown(amount, hist):
         k = add(("t", hist))
-        payoffs[k] = amount * S
+        payoffs[k] = ("S", amount)
         return k
 
     def kuhn_round(prefix, pot, rnd, cont):
@@ -257,7 +264,7 @@ def _build(name, W, S, labels2, view1, labels1) -> Tree:
 
     kuhn_round("", 1, 0, second)
     # template indices must be topological (parents first): renumber by DFS order
-    order, seen = [], set()
+    order = []
 
     def visit(i):
         order.append(i)
@@ -272,7 +279,13 @@ def _build(name, W, S, labels2, view1, labels1) -> Tree:
     for old in order:
         e = template[old]
         tmpl.append(("d", e[1], e[2], e[3], [new[c] for c in e[4]], e[5]) if e[0] == "d" else e)
-    pays = {new[k]: v for k, v in payoffs.items()}
+    return tmpl, {new[k]: v for k, v in payoffs.items()}
+
+
+def _build(name, W, S, labels2, view1, labels1) -> Tree:
+    tmpl, kinds = _template()
+    den = np.maximum(W, 1)
+    pays = {k: (m * den if kind == "W" else m * S) for k, (kind, m) in kinds.items()}
     nodes = int((W > 0).sum()) * len(tmpl)
     if nodes > MAX_NODES:
         raise ValueError(f"{name}: {int((W > 0).sum())} type pairs x {len(tmpl)} public nodes = {nodes} "
@@ -280,3 +293,91 @@ def _build(name, W, S, labels2, view1, labels1) -> Tree:
                          "game is too large for the generic tree)")
     views = {0: (view1, labels1, view1, labels1)}
     return type_game(name, W, labels2, labels2, tmpl, pays, den, views=views)
+
+
+def draw27_sequence_form(buckets="iso", n_ranks: int = 7, n_suits: int = 3):
+    """Matrix-free sequence form of the same game, for type spaces too large for a tree
+    (the unabstracted 21-card game: 4,207 lossless types per player).
+
+    ``A`` is a :class:`scipy.sparse.linalg.LinearOperator`: ``A @ y`` is, per terminal
+    history ``z``, ``c_z M_z y_z`` scattered onto player 1's sequences, with ``M_z`` the dense
+    deal-count matrix ``W`` (folds) or showdown-sum matrix ``S`` (batched into one matrix
+    product per matrix). Sequences are numbered exactly as in :func:`draw27`'s tree, so
+    :mod:`solve.treeplex` (best response, CFR family) runs on it unchanged. No exact LP.
+    """
+    from scipy.sparse.linalg import LinearOperator
+
+    from solve.games.tree import DECISION, SequenceForm
+
+    name, W, S, labels2, view1, labels1 = _types(buckets, n_ranks, n_suits, tree=False)
+    tmpl, kinds = _template()
+    T = W.shape[0]
+    total = float(W.sum())
+    classes = {0: (view1, len(labels1), labels1), 1: (np.arange(T), T, labels2)}
+    parent: list = [[], []]
+    offset: list = [[], []]
+    nact: list = [[], []]
+    gid: list = [[], []]
+    info_player, info_nact, info_label, info_actions = [], [], [], []
+    n_seq = [1, 1]
+    last = {0: (np.zeros(T, np.int64), np.zeros(T, np.int64))}  # template node -> per-type last seqs
+    for k, e in enumerate(tmpl):
+        if e[0] != "d":
+            continue
+        p, rnd = e[1], e[5]
+        view, n_cls, labs = classes[rnd]
+        base_seq = n_seq[p]
+        nA = len(e[3])
+        par = last[k][p]
+        for c in range(n_cls):
+            members = np.flatnonzero(view == c)
+            ps = np.unique(par[members])
+            if len(ps) != 1:
+                raise ValueError("imperfect recall")
+            parent[p].append(int(ps[0])); offset[p].append(base_seq + c * nA); nact[p].append(nA)
+            gid[p].append(len(info_player))
+            info_player.append(p); info_nact.append(nA); info_label.append(f"{labs[c]}|{e[2]}")
+            info_actions.append(tuple(e[3]))
+        n_seq[p] += n_cls * nA
+        for a, child in enumerate(e[4]):
+            mine = base_seq + view * nA + a
+            last[child] = (mine, last[k][1]) if p == 0 else (last[k][0], mine)
+    terms = [(k, kinds[k][0], float(kinds[k][1]), last[k][0], last[k][1]) for k in kinds]
+    Wf = W.astype(np.float64) / total
+    Sf = S.astype(np.float64) / total
+    n1, n2 = n_seq
+
+    def matvec(y):
+        y = np.ravel(y)
+        out = np.zeros(n1)
+        for key, M in (("W", Wf), ("S", Sf)):
+            zs = [t for t in terms if t[1] == key]
+            R = M @ np.stack([t[2] * y[t[4]] for t in zs], axis=1)
+            for col, t in enumerate(zs):
+                np.add.at(out, t[3], R[:, col])
+        return out
+
+    def rmatvec(x):
+        x = np.ravel(x)
+        out = np.zeros(n2)
+        for key, M in (("W", Wf), ("S", Sf)):
+            zs = [t for t in terms if t[1] == key]
+            R = M.T @ np.stack([t[2] * x[t[3]] for t in zs], axis=1)
+            for col, t in enumerate(zs):
+                np.add.at(out, t[4], R[:, col])
+        return out
+
+    A = LinearOperator((n1, n2), matvec=matvec, rmatvec=rmatvec, dtype=np.float64)
+    stub = Tree(name=name, kind=np.zeros(0, np.int8), player=np.zeros(0, np.int8),
+                infoset=np.zeros(0, np.int32), child_start=np.zeros(0, np.int64),
+                child_count=np.zeros(0, np.int64), children=np.zeros(0, np.int64),
+                edge_num=np.zeros(0, np.int64), edge_den=np.zeros(0, np.int64),
+                pay_num=np.zeros(0, np.int64), pay_den=np.zeros(0, np.int64),
+                info_player=np.array(info_player, np.int8), info_nact=np.array(info_nact, np.int64),
+                info_label=info_label, info_actions=info_actions)
+    del DECISION
+    return SequenceForm(tree=stub, A=A, n_seq=(n1, n2), parent=tuple(np.array(v, np.int64) for v in parent),
+                        offset=tuple(np.array(v, np.int64) for v in offset),
+                        nact=tuple(np.array(v, np.int64) for v in nact),
+                        global_id=tuple(np.array(v, np.int64) for v in gid),
+                        term_seq=np.zeros((0, 2), np.int64), term_node=np.zeros(0, np.int64))
