@@ -127,19 +127,6 @@ def entropy_value(x, beta, parent, offset, nact):
 
 
 @njit(cache=True)
-def entropy_gradient(x, beta, parent, offset, nact, grad):
-    """Gradient of d at an interior plan x (entries for sequence 0 are left at 0)."""
-    grad[:] = 0.0
-    for I in range(parent.shape[0]):
-        xp = x[parent[I]]
-        o = offset[I]
-        for a in range(nact[I]):
-            grad[o + a] += beta[I] * (np.log(x[o + a] / xp) + 1.0)
-        if parent[I] > 0:
-            grad[parent[I]] -= beta[I]
-
-
-@njit(cache=True)
 def regret_update(g, q, regret, parent, offset, nact, plus, discount_pos, discount_neg):
     """One regret update at every infoset of one player against utility ``g`` (sequence
     values, opponent and chance folded in): counterfactual values bottom-up (Zinkevich et

@@ -19,7 +19,6 @@ Hooked into :mod:`solve.commands` by :func:`add_arguments` (extra options of ``s
 from __future__ import annotations
 
 import time
-from fractions import Fraction
 
 import numpy as np
 

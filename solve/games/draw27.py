@@ -307,7 +307,7 @@ def draw27_sequence_form(buckets="iso", n_ranks: int = 7, n_suits: int = 3):
     """
     from scipy.sparse.linalg import LinearOperator
 
-    from solve.games.tree import DECISION, SequenceForm
+    from solve.games.tree import SequenceForm
 
     name, W, S, labels2, view1, labels1 = _types(buckets, n_ranks, n_suits, tree=False)
     tmpl, kinds = _template()
@@ -375,7 +375,6 @@ def draw27_sequence_form(buckets="iso", n_ranks: int = 7, n_suits: int = 3):
                 pay_num=np.zeros(0, np.int64), pay_den=np.zeros(0, np.int64),
                 info_player=np.array(info_player, np.int8), info_nact=np.array(info_nact, np.int64),
                 info_label=info_label, info_actions=info_actions)
-    del DECISION
     return SequenceForm(tree=stub, A=A, n_seq=(n1, n2), parent=tuple(np.array(v, np.int64) for v in parent),
                         offset=tuple(np.array(v, np.int64) for v in offset),
                         nact=tuple(np.array(v, np.int64) for v in nact),
