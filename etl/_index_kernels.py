@@ -589,6 +589,9 @@ def _start_group(groups, starts, g: int, cards, avail, pos) -> None:
         cards[starts[g] + t] = avail[g, t]
 
 
+_BATCH = 256
+
+
 @njit(cache=True, parallel=True)
 def verify_tasks(tables, first: np.ndarray, codes: np.ndarray, bitmap: np.ndarray,
                  errors: np.ndarray, counts: np.ndarray) -> None:
@@ -619,15 +622,16 @@ def verify_tasks(tables, first: np.ndarray, codes: np.ndarray, bitmap: np.ndarra
         e0 = 0
         e1 = 0
         n = 0
-        while True:
-            idx = index_hand(tables, cards)
-            n += 1
-            if idx < 0 or idx >= size:
-                e0 += 1
-            else:
-                bitmap[idx] = 1
-                if codes[idx] != canonical_code(groups, cards):
-                    e1 += 1
+        # Hands are indexed in batches and the random-access checks done afterwards, so that
+        # many cache misses on ``codes`` / ``bitmap`` are in flight at once.
+        b_idx = np.empty(_BATCH, np.int64)
+        b_code = np.empty(_BATCH, np.int64)
+        nb = 0
+        more = True
+        while more:
+            b_idx[nb] = index_hand(tables, cards)
+            b_code[nb] = canonical_code(groups, cards)
+            nb += 1
             g = n_rounds - 1
             while g >= 1:
                 k = groups[g]
@@ -637,9 +641,20 @@ def verify_tasks(tables, first: np.ndarray, codes: np.ndarray, bitmap: np.ndarra
                     break
                 g -= 1
             if g < 1:
-                break
-            for h in range(g + 1, n_rounds):
-                _start_group(groups, starts, h, cards, avail, pos)
+                more = False
+            else:
+                for h in range(g + 1, n_rounds):
+                    _start_group(groups, starts, h, cards, avail, pos)
+            if nb == _BATCH or not more:
+                for q in range(nb):
+                    idx = b_idx[q]
+                    if idx < 0 or idx >= size:
+                        e0 += 1
+                    else:
+                        bitmap[idx] = 1
+                        e1 += codes[idx] != b_code[q]
+                n += nb
+                nb = 0
         errors[task, 0] = e0
         errors[task, 1] = e1
         counts[task] = n
