@@ -183,27 +183,6 @@ def colex_unindex_rows(idx: np.ndarray, k: int, n: int, out: np.ndarray) -> None
 # ---------------------------------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def _multichoose_size(m: int, g: int) -> int:
-    """C(m + g - 1, g), exactly, by the incremental product (k = g small)."""
-    n = m + g - 1
-    r = 1
-    for i in range(1, g + 1):
-        r = r * (n - g + i) // i
-    return r
-
-
-@njit(cache=True, inline="always")
-def _choose(n: int, k: int) -> int:
-    """C(n, k) for small k and any n >= 0 (incremental product; 0 when k > n)."""
-    if k > n:
-        return 0
-    r = 1
-    for i in range(1, k + 1):
-        r = r * (n - k + i) // i
-    return r
-
-
-@njit(cache=True, inline="always")
 def _sort4(a, b, c, d):
     """Sort four integers ascending (a min/max network: no data-dependent branches)."""
     if a > b:
