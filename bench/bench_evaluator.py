@@ -143,7 +143,8 @@ def main() -> int:
                 tw = time.perf_counter() - t
             t_compute = sum(r[0] for r in res)
             size = sum(r[1] for r in res)
-            worker_peak = max(worker_peak, max(r[2] for r in res))
+            if workers > 1:
+                worker_peak = max(worker_peak, max(r[2] for r in res))
             how = "idx delta-encoded (HANDVAL_PARQUET_OPTIONS)" if delta else \
                 "atomic_write_parquet defaults"
             print(f"handval table, 16 partitions, {workers} process(es), {how}: {tw:.2f} s wall "
