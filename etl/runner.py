@@ -320,19 +320,11 @@ class _Executor:
             futures = {self._client.submit(fn, *job, pure=False,
                                            key=f"etl-{job[0]}-{job[1]}-{job[-1]}"): job
                        for job in jobs}
-            try:
-                for fut in as_completed(list(futures)):
-                    try:
-                        yield futures[fut], fut.result(), None
-                    except Exception as exc:
-                        yield futures[fut], None, exc
-            finally:
-                for fut in futures:
-                    fut.cancel()
-            return
-        futures = {self._pool.submit(fn, *job): job for job in jobs}
+        else:
+            as_completed = cf.as_completed
+            futures = {self._pool.submit(fn, *job): job for job in jobs}
         try:
-            for fut in cf.as_completed(futures):
+            for fut in as_completed(list(futures)):
                 try:
                     yield futures[fut], fut.result(), None
                 except Exception as exc:
