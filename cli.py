@@ -9,11 +9,11 @@ Run ``python cli.py COMMAND --help`` for any command.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 
 from schema.errors import UserError
+from schema.optional import import_optional
 
 # Modules that contribute sub-commands; each defines ``register(subparsers)``.
 COMMAND_MODULES = ("etl.commands", "abstraction.commands", "solve.commands", "queries.commands")
@@ -33,13 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:  # stage not built yet
-                continue
-            raise
-        module.register(sub)
+        module = import_optional(name)
+        if module is not None:  # None: stage not built yet
+            module.register(sub)
     return parser
 
 

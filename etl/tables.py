@@ -11,11 +11,11 @@ tables.
 
 from __future__ import annotations
 
-import importlib
 import os
 from typing import Any
 
 from etl.spec import TableSpec
+from schema.optional import import_optional
 
 #: (module, attribute), in pipeline order.
 REGISTRY: tuple[tuple[str, str], ...] = (
@@ -44,13 +44,8 @@ def all_tables(options: dict[str, Any] | None = None) -> dict[str, TableSpec]:
         module, _, attr = override.partition(":")
         entries = [(module, attr or "tables")]
     for module_name, attr in entries:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:  # stage not written yet
-                continue
-            raise
-        if not hasattr(module, attr):
+        module = import_optional(module_name)
+        if module is None or not hasattr(module, attr):  # None: stage not written yet
             continue
         for spec in _specs(getattr(module, attr), options):
             if not isinstance(spec, TableSpec):

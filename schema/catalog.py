@@ -38,15 +38,11 @@ def make_engine(data_dir: str | Path | None = None) -> sa.Engine:
 
 def _import_models() -> None:
     # Importing registers the models on Base.metadata. Stages that are not built yet are skipped.
-    import importlib
+    from schema.optional import import_optional
 
     for name in ("schema.catalog_etl", "schema.catalog_abstraction", "schema.catalog_solve",
                  "schema.catalog_queries"):
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
+        import_optional(name)
 
 
 @contextmanager
