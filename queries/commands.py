@@ -32,6 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="output format (default: table)")
     p.add_argument("--limit", type=int, default=None, help="print at most N rows")
     p.set_defaults(func=main)
+    register_compare(subparsers)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -131,3 +132,11 @@ def _json_default(value):
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
+
+
+def register_compare(subparsers: argparse._SubParsersAction) -> None:
+    """``compare`` and ``experiment`` (issue 5; ``queries.compare``, ``queries.experiment``)."""
+    from queries import compare, experiment
+
+    compare.register(subparsers)
+    experiment.register(subparsers)

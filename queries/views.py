@@ -3,7 +3,8 @@
 For every table directory ``tables/<name>/`` with at least one partition file, a view
 ``<name>`` reads all its partitions (the view of a table whose files are gone is dropped); then
 every ``queries/*.sql`` file (views of other stages, e.g. ``abstractions.sql``) runs in name
-order; a file whose stage has written nothing yet is skipped. Paths in views are relative to
+order (a file that fails is retried after the others, so it may use their views); a file
+whose stage has written nothing yet is skipped. Paths in views are relative to
 the data directory: every connection made here or by ``cli.py sql`` sets DuckDB's
 ``file_search_path`` to it, so a data directory can be moved or copied whole.
 """
@@ -62,18 +63,29 @@ def create_views(data_dir: str | os.PathLike) -> tuple[list[str], list[str]]:
             con.execute(f'CREATE OR REPLACE VIEW "{name}" AS SELECT * FROM '
                         f"read_parquet('{TABLES_DIR}/{name}/*.parquet')")
             made.append(name)
-        for sql_file in sorted(SQL_DIR.glob("*.sql")):
-            try:
-                con.execute("BEGIN")
-                con.execute(sql_file.read_text())
-                con.execute("COMMIT")
-            except duckdb.Error as exc:
-                con.execute("ROLLBACK")
-                first = str(exc).strip().splitlines()[0]
-                if "No files found" not in first:  # else: its stage has written nothing yet
-                    notes.append(f"{sql_file.name} skipped: {first}")
-                continue
-            made.append(sql_file.name)
+        # A file may use views of files later in name order: failed files are retried
+        # while a pass makes progress.
+        pending, failed = sorted(SQL_DIR.glob("*.sql")), []
+        while pending:
+            failed = []
+            for sql_file in pending:
+                try:
+                    con.execute("BEGIN")
+                    con.execute(sql_file.read_text())
+                    con.execute("COMMIT")
+                except duckdb.Error as exc:
+                    con.execute("ROLLBACK")
+                    failed.append((sql_file, str(exc).strip().splitlines()[0]))
+                    continue
+                made.append(sql_file.name)
+            if len(failed) == len(pending):
+                break
+            pending = [f for f, _ in failed]
+        no_files = any("No files found" in first for _, first in failed)
+        for sql_file, first in failed:
+            # else its stage (or the stage of a view it uses) has written nothing yet
+            if "No files found" not in first and not (no_files and "does not exist" in first):
+                notes.append(f"{sql_file.name} skipped: {first}")
     return made, notes
 
 

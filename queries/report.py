@@ -1,0 +1,143 @@
+"""The comparison report: ``DIR/README.md`` with the four measure tables, a per-granularity
+table of which method wins on each measure, and one PNG per measure against granularity
+(one line per abstraction method), drawn with matplotlib from the SQL views."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import numpy as np
+
+#: measure -> (column of abstraction_summary, label, better: "low" | "high" | "abs-low")
+PLOTS = {
+    "exploitability": ("exploitability", "exploitability in the real game (chips/game)", "low"),
+    "head_to_head": ("h2h_same_granularity",
+                     "head-to-head vs the other methods at the same granularity (chips/game)", "high"),
+    "vs_equilibrium": ("vs_equilibrium", "head-to-head vs the real game's equilibrium (chips/game)",
+                       "high"),
+    "value_error": ("value_error", "|value estimate - game value| (chips/game)", "abs-low"),
+}
+
+
+def summary_rows(data_dir: Path, game: str, strategies: list[str]) -> list[dict]:
+    from queries.views import connect
+
+    with connect(data_dir, read_only=True) as con:
+        rel = con.execute("SELECT s.*, r.iterations, r.algorithm FROM abstraction_summary s "
+                          "JOIN solve_runs r ON r.name = s.strategy "
+                          "WHERE s.game = ? AND list_contains(?, s.strategy) "
+                          "ORDER BY granularity, method", [game, strategies])
+        cols = [d[0] for d in rel.description]
+        return [dict(zip(cols, r)) for r in rel.fetchall()]
+
+
+def winners(rows: list[dict]) -> list[dict]:
+    """Per granularity (requested buckets), the best method on each measure."""
+    out = []
+    for buckets in dict.fromkeys(r["buckets"] for r in rows):
+        group = [r for r in rows if r["buckets"] == buckets]
+        line = {"buckets": buckets}
+        for key, (col, _, better) in PLOTS.items():
+            vals = [(r[col], r["method"]) for r in group if r[col] is not None]
+            if len(vals) < 2:
+                line[key] = "-"
+                continue
+            if better == "low":
+                v, m = min(vals)
+            elif better == "high":
+                v, m = max(vals)
+            else:
+                v, m = min((abs(x), m) for x, m in vals)
+            line[key] = f"{m} ({v:.4g})"
+        out.append(line)
+    return out
+
+
+def plot(rows: list[dict], key: str, path: Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    col, label, better = PLOTS[key]
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for method in sorted({r["method"] for r in rows}):
+        pts = sorted((r["granularity"], r[col]) for r in rows
+                     if r["method"] == method and r[col] is not None)
+        if not pts:
+            continue
+        x, y = np.array(pts, dtype=float).T
+        ax.plot(x, np.abs(y) if better == "abs-low" else y, marker="o", label=method)
+    ax.set_xscale("log")
+    if better in ("low", "abs-low"):
+        ax.set_yscale("log")
+    ax.set_xlabel("last-round buckets (granularity)")
+    ax.set_ylabel(label, fontsize=8)
+    ax.set_title(title, fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _md_table(cols, rows) -> str:
+    from queries.compare import _fmt
+
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(_fmt(v) for v in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def write_report(folder: Path, data_dir: Path, game: str, result: dict, title: str | None = None) -> Path:
+    """Write ``folder/README.md`` and the PNG plots; returns the Markdown path."""
+    from queries.compare import TITLES
+
+    folder.mkdir(parents=True, exist_ok=True)
+    options = result["options"]
+    rows = summary_rows(data_dir, game, result["strategies"])
+    md = [f"# {title or 'Comparison: ' + game}", "",
+          f"Generated {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC by `cli.py compare` "
+          f"(queries/compare.py). All values in chips per game, exact (no sampling), in the real "
+          f"game. Equilibrium of the real game: `{result['equilibrium']}`.", ""]
+    if "wall_seconds" in result:
+        md += [f"Wall time of this run: {result['wall_seconds']:.0f} s.", ""]
+    above = [r for r in rows if r["abstract_exploitability"] is not None
+             and r["abstract_exploitability"] >= options.target]
+    if rows:
+        md += ["## Winners per granularity", "",
+               "Best method at each granularity on each measure: lowest real-game exploitability; "
+               "highest mean head-to-head against the other methods at the same granularity; "
+               "highest head-to-head against the equilibrium; smallest |value error|.", ""]
+        w = winners(rows)
+        md += [_md_table(["buckets"] + list(PLOTS), [[x["buckets"]] + [x[k] for k in PLOTS] for x in w]),
+               ""]
+        md += ["## Plots", ""]
+        for key in PLOTS:
+            name = f"{key}.png"
+            plot(rows, key, folder / name, PLOTS[key][1])
+            md += [f"![{key}]({name})", ""]
+        md += ["## Abstractions and their strategies", "",
+               f"Strategies solved with {options.algorithm} to abstract-game exploitability under "
+               f"{options.target:g} chips" + (f" or {options.time_limit:g} s per solve"
+                                               if options.time_limit else "") + ".", ""]
+        if above:
+            md += [f"**{len(above)} of {len(rows)} strategies did not reach the target** (their "
+                   f"abstract exploitability is in the table); their measures carry that much "
+                   f"extra error.", ""]
+        cols = ["abstraction", "method", "built", "ip_objective", "build_seconds", "algorithm",
+                "iterations", "abstract_exploitability", "exploitability", "vs_equilibrium",
+                "value_error", "h2h_same_granularity"]
+        md += [_md_table(cols, [[r[c] for c in cols] for r in rows]), ""]
+    for key, (cols, trows) in result["tables"].items():
+        md += [f"## {TITLES[key]}", "", _md_table(cols, trows), ""]
+    md += ["## Reproduce", "", "```sh",
+           "python cli.py compare --game " + game + " " + " ".join(result["strategies"][:3])
+           + (" ..." if len(result["strategies"]) > 3 else "") + " --report DIR",
+           "python cli.py sql \"SELECT * FROM abstraction_summary ORDER BY granularity, method\"",
+           "```", ""]
+    path = folder / "README.md"
+    path.write_text("\n".join(md))
+    return path
