@@ -8,8 +8,8 @@ stands for its least exploitable stored strategy, solved first when it has none 
 ``--target`` (chips, in the abstract game). Then every missing evaluation in the real game
 is computed and stored (``queries.evaluations``): best response per seat and exploitability,
 head-to-head of every pair, head-to-head against an equilibrium of the real game (``--equilibrium``,
-else the game's reference: the LP solution for Kuhn and Leduc, the lossless abstraction solved
-to ``--equilibrium-target`` for Rhode Island Hold'em), and the value of each profile against
+else the game's reference: the LP solution for Kuhn and Leduc, the unabstracted game solved
+to ``--equilibrium-target`` chips for Rhode Island Hold'em), and the value of each profile against
 the game value. The four tables are printed from the SQL views (``queries/*.sql``);
 ``--report DIR`` also writes ``DIR/README.md`` and one PNG per measure against granularity.
 
@@ -68,13 +68,15 @@ class Options:
     """How missing strategies are solved."""
 
     target: float = 1.0                 # chips, abstract game: a stored strategy below is reused
-    time_limit: float | None = None     # seconds per solve (then stored as is, above target)
+    time_limit: float | None = None     # seconds of iterating per solve (then stored as is)
+    iterations: int | None = None       # most iterations per solve, in total
     reuse_solved: bool = False          # reuse any stored strategy of an abstraction
     algorithm: str = "dcfr"
     check_every: int = 25
     equilibrium: str | None = None      # strategy name of the real game's equilibrium
     equilibrium_target: float = 1.0     # chips, for the reference equilibrium
     equilibrium_time_limit: float | None = None
+    equilibrium_iterations: int | None = None
     progress: bool = True
 
 
@@ -122,11 +124,27 @@ class GameSupport:
 class LimitPokerSupport(GameSupport):
     """Games of ``solve.games`` (Kuhn, Leduc, Rhode Island Hold'em): exact evaluation."""
 
-    def __init__(self, game: str, data_dir: Path):
+    def __init__(self, game: str, data_dir: Path, abstractions: dict | None = None):
         self.game = game
         self.data_dir = Path(data_dir)
+        #: in-memory card abstractions by name (e.g. ``solve.abstractions.FunctionAbstraction``)
+        #: for strategies of abstracted Kuhn/Leduc; others are loaded from the data directory
+        self.abstractions = dict(abstractions or {})
         self._real = None
         self._loaded: dict[str, Loaded] = {}
+
+    def compile(self, abstraction: str | None):
+        """The game compiled with ``abstraction`` (None: the real game)."""
+        if abstraction is None:
+            return self.real()
+        if abstraction in self.abstractions:
+            from solve.games.compile import compile_game
+            from solve.games.rules import GAMES as RULES
+
+            return compile_game(RULES[self.game](), self.abstractions[abstraction])
+        from solve.commands import _compile
+
+        return _compile(self.game, abstraction, self.data_dir)
 
     # real game, strategies ---------------------------------------------------
     def real(self):
@@ -189,32 +207,39 @@ class LimitPokerSupport(GameSupport):
     def ensure_strategy(self, entry: Entry, options: Options) -> str:
         if entry.strategy is not None:
             return entry.strategy
+        # exploitability in the strategy's own game: the abstract one, else the real one
+        col = "abstract_exploitability" if entry.abstraction else "exploitability"
         runs = [r for r in self._runs().values()
                 if r["game"] == self.game and r["abstraction"] == entry.abstraction
-                and r["abstract_exploitability"] is not None and self._path(r).exists()]
-        best = min(runs, key=lambda r: r["abstract_exploitability"], default=None)
-        if best is not None and (best["abstract_exploitability"] < options.target or options.reuse_solved):
+                and r[col] is not None and self._path(r).exists()]
+        best = min(runs, key=lambda r: r[col], default=None)
+        if best is not None and (best[col] < options.target or options.reuse_solved or (
+                options.iterations is not None and best["iterations"] >= options.iterations)):
             entry.strategy = best["name"]
             return best["name"]
         entry.strategy = self.solve(entry.abstraction, options.algorithm, options.target,
-                                    options.time_limit, options.check_every, options.progress)
+                                    options.time_limit, options.check_every, options.progress,
+                                    options.iterations)
         return entry.strategy
 
     def solve(self, abstraction: str | None, algorithm: str, target: float,
-              time_limit: float | None, check_every: int, progress: bool) -> str:
-        """Solve (resuming a checkpoint) to ``target`` chips of abstract exploitability or
-        ``time_limit`` seconds; stored like ``cli.py solve`` (same default name)."""
+              time_limit: float | None, check_every: int, progress: bool,
+              iterations: int | None = None) -> str:
+        """Solve (resuming a checkpoint) to ``target`` chips of exploitability in its own game,
+        or ``time_limit`` seconds of iterating, or ``iterations`` in total, whichever first;
+        stored like ``cli.py solve`` (same default name)."""
         from tqdm import tqdm
 
         from solve.cfr import CFRSolver
-        from solve.commands import _compile, _store
+        from solve.commands import _store
         from solve.evaluate import expected_value, exploitability
         from solve.table import strategy_path
 
         name = f"{self.game}-{abstraction or 'full'}-{algorithm}"
         t0 = time.time()
-        game = _compile(self.game, abstraction, self.data_dir)
+        game = self.compile(abstraction)
         abstract = game.abstraction is not None
+        t_iter = time.time()
         solver = CFRSolver(game, algorithm)
         ckpt = strategy_path(self.data_dir, name).with_name("checkpoint.npz")
         if ckpt.exists():
@@ -227,9 +252,14 @@ class LimitPokerSupport(GameSupport):
         bar = tqdm(desc=f"solve {abstraction or self.game}", unit="it", initial=solver.iteration_,
                    disable=not progress, file=sys.stderr)
         try:
-            while expl >= target and (time_limit is None or time.time() - t0 < time_limit):
-                solver.iterate(check_every)
-                bar.update(check_every)
+            while expl >= target and (time_limit is None or time.time() - t_iter < time_limit
+                                      or solver.iteration_ == 0):
+                step = check_every if iterations is None else min(check_every,
+                                                                   iterations - solver.iteration_)
+                if step <= 0:
+                    break
+                solver.iterate(step)
+                bar.update(step)
                 solver.save(ckpt)
                 expl = exploitability(game, solver.average_strategy(), abstract=abstract)
                 bar.set_postfix(exploitability=f"{expl:.4g}")
@@ -237,10 +267,16 @@ class LimitPokerSupport(GameSupport):
             bar.close()
         strategy = solver.average_strategy()
         real_expl = exploitability(game, strategy)
-        abs_expl = exploitability(game, strategy, abstract=True) if abstract else real_expl
-        _store(self.data_dir, name, strategy, self.game, game.abstraction, algorithm,
-               solver.iteration_, time.time() - t0, real_expl, abs_expl,
-               expected_value(game, strategy))
+        abs_expl = exploitability(game, strategy, abstract=True) if abstract else None
+        path, digest = _store(self.data_dir, name, strategy, self.game, game.abstraction,
+                              algorithm, solver.iteration_, time.time() - t0, real_expl, abs_expl,
+                              expected_value(game, strategy))
+        # evaluation needs this game's infoset map: keep it rather than compile again
+        self._loaded[name] = Loaded(name, digest, game.info, strategy.probs)
+        own = real_expl if abs_expl is None else abs_expl
+        print(f"solved {name}: {solver.iteration_} iterations, {time.time() - t0:.0f}s, "
+              f"exploitability {own:.4g} in its own game (target {target:g}), "
+              f"{real_expl:.4g} in the real game", file=sys.stderr)
         return name
 
     def equilibrium(self, options: Options) -> str:
@@ -273,15 +309,13 @@ class LimitPokerSupport(GameSupport):
         if name in self._loaded:
             return self._loaded[name]
         from schema.storage import file_sha256
-        from solve.commands import _compile
         from solve.table import read_strategy
 
         run = self._runs().get(name)
         if run is None:
             raise UserError(f"no strategy named {name!r}")
         path = self._path(run)
-        game = self.real() if not run["abstraction"] else _compile(self.game, run["abstraction"],
-                                                                   self.data_dir)
+        game = self.compile(run["abstraction"])
         try:
             s = read_strategy(path, game)
         except (ValueError, OSError) as exc:
@@ -322,21 +356,21 @@ class LimitPokerSupport(GameSupport):
 
 
 class RhodeIslandSupport(LimitPokerSupport):
-    """Rhode Island Hold'em: the reference equilibrium is the lossless abstraction
-    (GameShrink, 13/205/1,774 buckets; DESIGN.md section 4) solved to
-    ``--equilibrium-target`` chips, which is then also its real-game exploitability."""
-
-    LOSSLESS = "rhode-island-lossless-full"
+    """Rhode Island Hold'em: the reference equilibrium is the unabstracted game (3.9 M
+    information sets over the same public tree, so a CFR iteration costs about what one of an
+    abstract game does) solved to ``--equilibrium-target`` chips of exploitability
+    (``rhode-island-full-ALGORITHM``). Not the lossless abstraction: solved as an abstract
+    game (infosets = bucket sequence + betting), its merges across public cards are not
+    lossless for the real game (see the granularity report)."""
 
     def __init__(self, data_dir: Path):
         super().__init__("rhode-island", data_dir)
 
     def reference_equilibrium(self, options: Options) -> str:
-        if self.LOSSLESS not in self._abstractions():
-            build_abstraction(self.data_dir, "lossless", None, self.LOSSLESS)
-        (entry,) = self.resolve([self.LOSSLESS])
+        entry = Entry("rhode-island-full")
         eq_options = Options(target=options.equilibrium_target,
                              time_limit=options.equilibrium_time_limit,
+                             iterations=options.equilibrium_iterations,
                              reuse_solved=options.reuse_solved, algorithm=options.algorithm,
                              check_every=options.check_every, progress=options.progress)
         return self.ensure_strategy(entry, eq_options)
@@ -512,8 +546,11 @@ def add_solve_options(p: argparse.ArgumentParser, target_default: float = 1.0) -
                    help=f"abstract-game exploitability (chips) a strategy of an abstraction must be "
                         f"under to be reused; else it is solved (default {target_default:g})")
     p.add_argument("--time-limit", type=float, default=None,
-                   help="seconds per solve; a solve stopped by it is stored above the target "
-                        "and reported so (default: no limit)")
+                   help="seconds of iterating per solve; a solve stopped by it is stored above "
+                        "the target and reported so (default: no limit)")
+    p.add_argument("--iterations", type=int, default=None,
+                   help="most iterations per solve, in total (a resumed solve counts its "
+                        "earlier ones); stored above the target if it stops it (default: no cap)")
     p.add_argument("--reuse-solved", action="store_true",
                    help="use an abstraction's stored strategy even above --target (no more solving)")
     p.add_argument("--algorithm", default="dcfr", help="cfr, cfr+ or dcfr (default dcfr)")
@@ -526,6 +563,8 @@ def add_solve_options(p: argparse.ArgumentParser, target_default: float = 1.0) -
                    help="exploitability (chips) the reference equilibrium is solved to (default 1)")
     p.add_argument("--equilibrium-time-limit", type=float, default=None,
                    help="seconds for solving the reference equilibrium (default: no limit)")
+    p.add_argument("--equilibrium-iterations", type=int, default=None,
+                   help="most iterations for the reference equilibrium (default: no cap)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -541,14 +580,34 @@ def options_from(args) -> Options:
             raise UserError(f"--{flag.replace('_', '-')} must be positive")
     if args.check_every < 1:
         raise UserError("--check-every must be at least 1")
+    for flag in ("iterations", "equilibrium_iterations"):
+        v = getattr(args, flag)
+        if v is not None and v < 1:
+            raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
     return Options(target=args.target, time_limit=args.time_limit, reuse_solved=args.reuse_solved,
                    algorithm=args.algorithm, check_every=args.check_every,
                    equilibrium=args.equilibrium, equilibrium_target=args.equilibrium_target,
                    equilibrium_time_limit=args.equilibrium_time_limit,
-                   progress=not args.no_progress and sys.stderr.isatty())
+                   iterations=args.iterations, equilibrium_iterations=args.equilibrium_iterations,
+                   progress=not args.no_progress)
+
+
+def _take_over(subparsers, name: str):
+    """Remove a sub-command ``name`` another stage registered first; return its handler.
+
+    ``solve/holdem_cli.py`` (issue 6) registers a Hold'em-only ``compare A B``; this command
+    replaces it and forwards ``--game holdem`` with two names to that handler, until Hold'em
+    joins :func:`game_registry`.
+    """
+    old = subparsers.choices.pop(name, None)
+    if old is None:
+        return None
+    subparsers._choices_actions[:] = [a for a in subparsers._choices_actions if a.dest != name]
+    return old.get_default("func")
 
 
 def register(subparsers) -> None:
+    holdem_compare = _take_over(subparsers, "compare")
     p = subparsers.add_parser("compare", help="compare strategies or abstractions on the four "
                               "measures (exploitability, head-to-head, vs equilibrium, value)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -557,10 +616,19 @@ def register(subparsers) -> None:
     p.add_argument("--report", default=None, metavar="DIR",
                    help="write DIR/README.md and PNG plots of each measure against granularity")
     add_solve_options(p)
-    p.set_defaults(func=run_compare)
+    p.add_argument("--deals", type=int, default=100_000,
+                   help="sampled games (holdem): duplicate deals per match (default 100000)")
+    p.add_argument("--seed", type=int, default=0, help="sampled games (holdem): deal seed")
+    p.set_defaults(func=run_compare, holdem_compare=holdem_compare)
 
 
 def run_compare(args) -> int:
+    if args.game == "holdem" and "holdem" not in game_registry() and args.holdem_compare:
+        if len(args.names) != 2:
+            raise UserError("compare --game holdem takes two names (strategies or baselines)")
+        return args.holdem_compare(argparse.Namespace(game="holdem", a=args.names[0],
+                                                      b=args.names[1], deals=args.deals,
+                                                      seed=args.seed))
     options = options_from(args)
     data_dir = resolve_data_dir()
     support = game_support(args.game, data_dir)
@@ -579,8 +647,8 @@ def compare(support: GameSupport, names: list[str], options: Options, data_dir: 
     entries = support.resolve(list(dict.fromkeys(names)))  # fails before anything is written
     if options.equilibrium:
         support.resolve([options.equilibrium])
-    strategies = [support.ensure_strategy(e, options) for e in entries]
     equilibrium = support.equilibrium(options)
+    strategies = [support.ensure_strategy(e, options) for e in entries]
     evaluate(support, strategies, equilibrium, data_dir, options.progress)
     tables = measure_tables(data_dir, support.game, strategies, equilibrium)
     return {"entries": entries, "strategies": strategies, "equilibrium": equilibrium,

@@ -4,10 +4,10 @@
 
 ``rhode-island-granularity``: builds the eb, eb2 and pa abstractions of Rhode Island Hold'em
 at 13,25,125 / 13,50,250 / 13,75,500 / 13,100,750 / 13,125,1000 / 13,150,1250 / 13,205,1774
-buckets (named ``rhode-island-METHOD-B1-B2-B3``) and the lossless one, solves each to
-``--target`` chips of exploitability in its own abstract game (DCFR by default; resuming
-checkpoints), evaluates the four measures of every strategy against all the others and
-against the lossless equilibrium, and writes the report (Markdown + plots). Re-running reuses
+buckets (named ``rhode-island-METHOD-B1-B2-B3``) and the lossless one, solves the real game
+(the reference equilibrium) and each abstract game to ``--target`` chips of exploitability
+in its own game (DCFR by default; resuming checkpoints), evaluates the four measures of every
+strategy against all the others and against the equilibrium, and writes the report (Markdown + plots). Re-running reuses
 every abstraction, strategy and evaluation already stored.
 """
 
@@ -45,7 +45,10 @@ def rhode_island_granularity(args, data_dir: Path) -> int:
             if name not in have:
                 build_abstraction(data_dir, method, buckets, name, seed=args.seed)
             names.append(name)
-    result = compare(support, names, options, data_dir)
+    lossless = "rhode-island-lossless-full"
+    if lossless not in have:
+        build_abstraction(data_dir, "lossless", None, lossless, seed=args.seed)
+    result = compare(support, names + [lossless], options, data_dir)
     print_tables(result["tables"])
     report = Path(args.report) if args.report else data_dir / "reports" / args.name
     result["wall_seconds"] = time.time() - t0

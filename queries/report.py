@@ -70,7 +70,8 @@ def plot(rows: list[dict], key: str, path: Path, title: str) -> None:
         x, y = np.array(pts, dtype=float).T
         ax.plot(x, np.abs(y) if better == "abs-low" else y, marker="o", label=method)
     ax.set_xscale("log")
-    if better in ("low", "abs-low"):
+    ys = [abs(r[col]) for r in rows if r[col] is not None]
+    if better in ("low", "abs-low") and ys and min(ys) > 0:
         ax.set_yscale("log")
     ax.set_xlabel("last-round buckets (granularity)")
     ax.set_ylabel(label, fontsize=8)
@@ -98,10 +99,18 @@ def write_report(folder: Path, data_dir: Path, game: str, result: dict, title: s
     folder.mkdir(parents=True, exist_ok=True)
     options = result["options"]
     rows = summary_rows(data_dir, game, result["strategies"])
+    eq = result["equilibrium"]
+    eq_row = next((r for r in result["tables"]["exploitability"][1] if r[0] == eq), None)
+    gv = next((r[3] for r in result["tables"]["value_error"][1] if r[0] == eq), None)
     md = [f"# {title or 'Comparison: ' + game}", "",
           f"Generated {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC by `cli.py compare` "
-          f"(queries/compare.py). All values in chips per game, exact (no sampling), in the real "
-          f"game. Equilibrium of the real game: `{result['equilibrium']}`.", ""]
+          f"(queries/compare.py). All values are in chips per game, computed exactly (no "
+          f"sampling) in the real, unabstracted game.", "",
+          f"Equilibrium of the real game used as the reference: `{eq}`"
+          + (f", itself exploitable by {eq_row[-1]:.4g} chips per game" if eq_row else "")
+          + (f"; its value for player 1, the game value used below: {gv:.4g}" if gv is not None
+             else "") + ". Measures against it (per-seat exploitability, head-to-head against "
+          "the equilibrium, value error) carry an error of that order.", ""]
     if "wall_seconds" in result:
         md += [f"Wall time of this run: {result['wall_seconds']:.0f} s.", ""]
     above = [r for r in rows if r["abstract_exploitability"] is not None

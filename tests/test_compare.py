@@ -1,0 +1,150 @@
+"""compare (issue 5): the four measures on Kuhn and Leduc, their storage and SQL views."""
+
+import numpy as np
+import pytest
+
+import cli
+from queries.compare import LimitPokerSupport, Options, compare, evaluate
+from queries.views import connect, create_views
+from solve.abstractions import FunctionAbstraction
+from solve.cfr import CFRSolver
+from solve.commands import _store
+from solve.evaluate import expected_value, exploitability
+from solve.games.compile import compile_game
+from solve.games.rules import kuhn, leduc
+from solve.lp import solve_lp
+
+KUHN_VALUE = -1 / 18
+LEDUC_VALUE = -0.0856064240780
+
+
+def leduc_lossless(r, hands, board):
+    rank = hands[:, 0] // 2
+    return rank if r == 0 else rank * 3 + board[0] // 2
+
+
+def leduc_coarse(r, hands, board):
+    rank = hands[:, 0] // 2
+    if r == 0:
+        return np.minimum(rank, 1)
+    return np.minimum(rank, 1) * 2 + (rank == board[0] // 2)
+
+
+def store_cfr(data_dir, game_name, rules, iterations, name, abstraction=None):
+    g = compile_game(rules, abstraction)
+    s = CFRSolver(g, "cfr").iterate(iterations).average_strategy()
+    _store(data_dir, name, s, game_name, g.abstraction, "cfr", iterations, 0.0,
+           exploitability(g, s), exploitability(g, s, abstract=True) if abstraction else None,
+           expected_value(g, s))
+    return name
+
+
+def sql(data_dir, query):
+    create_views(data_dir)
+    with connect(data_dir, read_only=True) as con:
+        return con.execute(query).fetchall()
+
+
+@pytest.fixture
+def kuhn_dir(tmp_path):
+    store_cfr(tmp_path, "kuhn", kuhn(), 5, "k5")
+    store_cfr(tmp_path, "kuhn", kuhn(), 40, "k40")
+    return tmp_path
+
+
+def test_head_to_head_with_itself_is_zero_and_antisymmetric(kuhn_dir):
+    sup = LimitPokerSupport("kuhn", kuhn_dir)
+    v, lo, hi, exact = sup.head_to_head("k5", "k5")
+    assert exact and lo is None and hi is None
+    assert v == pytest.approx(0.0, abs=1e-12)
+    ab = sup.head_to_head("k5", "k40")[0]
+    assert ab == pytest.approx(-sup.head_to_head("k40", "k5")[0], abs=1e-12)
+    assert abs(ab) > 1e-4  # the two profiles differ; seats averaged, not trivially 0
+
+
+def test_compare_kuhn_views_match_catalog_and_rerun_reuses(kuhn_dir):
+    opts = Options(progress=False)
+    res = compare(LimitPokerSupport("kuhn", kuhn_dir), ["k5", "k40"], opts, kuhn_dir)
+    assert res["equilibrium"] == "kuhn-full-lp"
+    names = {"k5", "k40", "kuhn-full-lp"}
+    # every stored row is in a view; the views hold what the catalog holds
+    (n_cat,) = sql(kuhn_dir, "SELECT count(*) FROM evaluations")[0]
+    (n_view,) = sql(kuhn_dir, "SELECT count(*) FROM evaluation_results")[0]
+    (n_file,) = sql(kuhn_dir, "SELECT count(*) FROM read_parquet('evaluations/*.parquet')")[0]
+    assert n_cat == n_view == n_file
+    # 3 strategies: 2 best responses + exploitability + value each, 2 vs equilibrium,
+    # 3 pairs, 1 game value
+    assert n_cat == 3 * 4 + 2 + 3 + 1
+    assert {r[0] for r in sql(kuhn_dir, "SELECT strategy FROM exploitability")} == names
+    assert len(sql(kuhn_dir, "SELECT * FROM head_to_head")) == 6
+    assert {r[0] for r in sql(kuhn_dir, "SELECT strategy FROM vs_equilibrium")} == {"k5", "k40"}
+    assert {r[0] for r in sql(kuhn_dir, "SELECT strategy FROM value_error")} == names
+    (gv,) = sql(kuhn_dir, "SELECT game_value FROM game_values WHERE game = 'kuhn'")[0]
+    assert gv == pytest.approx(KUHN_VALUE, abs=1e-9)
+    # exploitability of the exact equilibrium is about 0, per seat and averaged
+    s1, s2, mean = sql(kuhn_dir, "SELECT exploitability_seat1, exploitability_seat2, exploitability "
+                                 "FROM exploitability WHERE strategy = 'kuhn-full-lp'")[0]
+    assert max(abs(s1), abs(s2), abs(mean)) < 1e-9
+    # per-seat gains are >= 0 and average to the exploitability
+    for a, b, m in sql(kuhn_dir, "SELECT exploitability_seat1, exploitability_seat2, "
+                                 "exploitability FROM exploitability"):
+        assert a > -1e-9 and b > -1e-9 and (a + b) / 2 == pytest.approx(m, abs=1e-9)
+    # nothing is recomputed on a re-run
+    sup = LimitPokerSupport("kuhn", kuhn_dir)
+    assert evaluate(sup, ["k5", "k40"], "kuhn-full-lp", kuhn_dir, progress=False) == 0
+    # the matrix view
+    row = dict(sql(kuhn_dir, "SELECT strategy, row FROM head_to_head_matrix"))
+    assert set(row["k5"]) == {"k40", "kuhn-full-lp"}
+
+
+def test_leduc_equilibrium_and_lossless_value_error(tmp_path):
+    lossless = FunctionAbstraction("leduc-lossless", leduc_lossless)
+    coarse = FunctionAbstraction("leduc-coarse", leduc_coarse)
+    for ab in (lossless, coarse):
+        g = compile_game(leduc(), ab)
+        s, v = solve_lp(g)
+        _store(tmp_path, f"{ab.name}-lp", s, "leduc", ab.name, "lp", 0, 0.0, exploitability(g, s),
+               exploitability(g, s, abstract=True), v)
+    sup = LimitPokerSupport("leduc", tmp_path, abstractions={a.name: a for a in (lossless, coarse)})
+    compare(sup, ["leduc-lossless-lp", "leduc-coarse-lp"], Options(progress=False), tmp_path)
+    err = dict(sql(tmp_path, "SELECT strategy, abs_error FROM value_error"))
+    assert err["leduc-lossless-lp"] < 1e-9  # a lossless abstraction keeps the value
+    assert err["leduc-full-lp"] < 1e-9
+    assert err["leduc-coarse-lp"] > 1e-3
+    (gv,) = sql(tmp_path, "SELECT game_value FROM game_values")[0]
+    assert gv == pytest.approx(LEDUC_VALUE, abs=1e-9)
+    expl = dict(sql(tmp_path, "SELECT strategy, exploitability FROM exploitability"))
+    assert expl["leduc-full-lp"] < 1e-9 and expl["leduc-lossless-lp"] < 1e-9
+    assert expl["leduc-coarse-lp"] > 1e-2
+    vs = dict(sql(tmp_path, "SELECT strategy, value FROM vs_equilibrium"))
+    assert vs["leduc-lossless-lp"] == pytest.approx(0.0, abs=1e-9)
+    assert vs["leduc-coarse-lp"] < 0
+
+
+def test_unknown_strategy_is_one_line_error_and_writes_nothing(kuhn_dir, capsys):
+    before = sql(kuhn_dir, "SELECT name FROM solve_runs ORDER BY 1")
+    code = cli.main(["--data-dir", str(kuhn_dir), "compare", "--game", "kuhn", "k5", "nope",
+                     "--no-progress", "--report", str(kuhn_dir / "report")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert err.startswith("error: ") and "nope" in err and "\n" not in err
+    assert not (kuhn_dir / "evaluations").exists() and not (kuhn_dir / "report").exists()
+    assert sql(kuhn_dir, "SELECT count(*) FROM evaluations")[0][0] == 0
+    assert sql(kuhn_dir, "SELECT name FROM solve_runs ORDER BY 1") == before  # no LP solved
+
+
+def test_strategy_of_another_game_is_refused(kuhn_dir, capsys):
+    code = cli.main(["--data-dir", str(kuhn_dir), "compare", "--game", "leduc", "k5", "--no-progress"])
+    assert code == 2 and "is for kuhn" in capsys.readouterr().err
+
+
+def test_cli_compare_prints_tables_and_report(kuhn_dir, capsys):
+    report = kuhn_dir / "rep"
+    code = cli.main(["--data-dir", str(kuhn_dir), "compare", "--game", "kuhn", "k5", "k40",
+                     "--no-progress", "--report", str(report)])
+    out = capsys.readouterr().out
+    assert code == 0
+    for title in ("Exploitability", "Head-to-head", "equilibrium", "Value"):
+        assert title in out
+    text = (report / "README.md").read_text()
+    assert "kuhn-full-lp" in text and "| strategy |" in text
