@@ -325,7 +325,15 @@ class LimitPokerSupport(GameSupport):
         return loaded
 
     def sha(self, name: str) -> str:
-        return self.load(name).sha
+        """SHA-256 of the strategy table (without compiling its game)."""
+        if name in self._loaded:
+            return self._loaded[name].sha
+        from schema.storage import file_sha256
+
+        run = self._runs().get(name)
+        if run is None:
+            raise UserError(f"no strategy named {name!r}")
+        return file_sha256(self._path(run))
 
     def behaviour(self, name: str) -> np.ndarray:
         from solve import _kernels as K

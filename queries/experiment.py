@@ -14,6 +14,7 @@ every abstraction, strategy and evaluation already stored.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -52,6 +53,7 @@ def rhode_island_granularity(args, data_dir: Path) -> int:
     print_tables(result["tables"])
     report = Path(args.report) if args.report else data_dir / "reports" / args.name
     result["wall_seconds"] = time.time() - t0
+    result["command"] = "python " + " ".join(sys.argv)
     path = write_report(report, data_dir, support.game, result, title="Rhode Island Hold'em: "
                         "abstraction granularity (eb, eb2, pa)")
     print(f"report: {path}\nwall: {result['wall_seconds']:.0f}s")

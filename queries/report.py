@@ -84,11 +84,17 @@ def plot(rows: list[dict], key: str, path: Path, title: str) -> None:
     plt.close(fig)
 
 
-def _md_table(cols, rows) -> str:
+def _md_table(cols, rows, game: str = "") -> str:
     from queries.compare import _fmt
 
+    def cell(v):
+        if isinstance(v, str) and game:  # strategy names: drop the repeated game prefix
+            while v.startswith(game + "-"):
+                v = v[len(game) + 1:]
+        return _fmt(v)
+
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    lines += ["| " + " | ".join(_fmt(v) for v in r) + " |" for r in rows]
+    lines += ["| " + " | ".join(cell(v) for v in r) + " |" for r in rows]
     return "\n".join(lines)
 
 
@@ -139,12 +145,16 @@ def write_report(folder: Path, data_dir: Path, game: str, result: dict, title: s
         cols = ["abstraction", "method", "built", "ip_objective", "build_seconds", "algorithm",
                 "iterations", "abstract_exploitability", "exploitability", "vs_equilibrium",
                 "value_error", "h2h_same_granularity"]
-        md += [_md_table(cols, [[r[c] for c in cols] for r in rows]), ""]
+        md += [_md_table(cols, [[r[c] for c in cols] for r in rows], game), ""]
+    md += [f"Below, strategy and abstraction names are shown without their `{game}-` prefixes "
+           f"(strategy `{game}-{game}-eb-13-25-125-dcfr` is abstraction `{game}-eb-13-25-125` "
+           f"solved by dcfr).", ""]
     for key, (cols, trows) in result["tables"].items():
-        md += [f"## {TITLES[key]}", "", _md_table(cols, trows), ""]
+        md += [f"## {TITLES[key]}", "", _md_table(cols, trows, game), ""]
     md += ["## Reproduce", "", "```sh",
-           "python cli.py compare --game " + game + " " + " ".join(result["strategies"][:3])
-           + (" ..." if len(result["strategies"]) > 3 else "") + " --report DIR",
+           result.get("command") or
+           ("python cli.py compare --game " + game + " " + " ".join(result["strategies"][:3])
+            + (" ..." if len(result["strategies"]) > 3 else "") + " --report DIR"),
            "python cli.py sql \"SELECT * FROM abstraction_summary ORDER BY granularity, method\"",
            "```", ""]
     path = folder / "README.md"
