@@ -414,9 +414,12 @@ def evaluate(support: GameSupport, strategies: list[str], equilibrium: str, data
 
     todo_single = []  # (name, measure list)
     for n in names:
-        need = [m for m in ("best_response", "exploitability", "value") if missing(
-            Result(m, n, sha[n], 0.0, seat=1 if m == "best_response" else None))
-            or (m == "best_response" and missing(Result(m, n, sha[n], 0.0, seat=2)))]
+        need = []
+        if any(missing(Result(m, n, sha[n], 0.0, seat=seat)) for m, seat in (
+                ("best_response", 1), ("best_response", 2), ("exploitability", None))):
+            need.append("best_response")
+        if missing(Result("value", n, sha[n], 0.0)):
+            need.append("value")
         if n != equilibrium and missing(Result("vs_equilibrium", n, sha[n], 0.0, strategy_b=equilibrium,
                                                sha_b=sha[equilibrium])):
             need.append("vs_equilibrium")
@@ -433,7 +436,7 @@ def evaluate(support: GameSupport, strategies: list[str], equilibrium: str, data
               file=sys.stderr) as bar:
         for n, need in todo_single:
             batch = []
-            if "best_response" in need or "exploitability" in need:
+            if "best_response" in need:
                 t0 = time.time()
                 v1, v2 = support.best_responses(n)
                 sec = time.time() - t0
