@@ -40,6 +40,9 @@ def register(subparsers) -> None:
     from solve import classic_cli  # classic games and the egt/ga/--exact solvers (issue 7)
 
     classic_cli.add_arguments(p)
+    from solve import holdem_cli  # limit Texas Hold'em (issue 6)
+
+    holdem_cli.add_arguments(p)
     p.set_defaults(func=run_solve)
 
     e = subparsers.add_parser("evaluate", help="exploitability and value of a stored strategy")
@@ -70,6 +73,10 @@ def run_solve(args) -> int:
 
     from solve import classic_cli
 
+    if args.game == "holdem":  # limit Texas Hold'em on a built abstraction (issue 6)
+        from solve import holdem_cli
+
+        return holdem_cli.run_solve(args)
     if classic_cli.handles(args):  # classic games, egt, ga, lp --exact (issue 7)
         return classic_cli.run(args)
     if args.game not in GAMES:
@@ -217,6 +224,10 @@ def run_evaluate(args) -> int:
     game_name, abstraction = head[0]["game"], head[0]["abstraction"]
     if game_name == "kuhn3":
         return kuhn3.evaluate_command(path)
+    if game_name == "holdem":  # issue 6
+        from solve import holdem_cli
+
+        return holdem_cli.run_evaluate(path)
     if game_name not in GAMES:
         raise UserError(f"strategy {path} is for unknown game {game_name!r}")
     game = _compile(game_name, abstraction, ddir)

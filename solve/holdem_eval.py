@@ -1,0 +1,182 @@
+"""Evaluating limit Hold'em strategies (issue 6; DESIGN.md section 6).
+
+- ``best_response``: the exact best response in the abstract game whose chance node is a given
+  set of weighted real deals (each player knows only its own bucket sequence). Exact for that
+  chance distribution; the tests compare it with brute force over pure strategies.
+- ``local_best_response``: a lower bound on the real game's exploitability by local best
+  response (Lisy & Bowling, "Equilibrium approximation quality of current no-limit poker bots",
+  2017), adapted to limit betting: at each decision LBR takes the best of fold / check-call /
+  bet-raise given the opponent's range (Bayes-updated with the strategy's action
+  probabilities), assuming check-call to the end. LBR is a real strategy, so its mean winnings
+  over both seats are at most the exploitability (mean of both players' best-response gains).
+- ``duplicate_match``: head-to-head in the real game, each sampled deal played twice with the
+  seats swapped; per deal the exact expectation over both strategies' action probabilities.
+
+Results are in milli-big-blinds per game (mbb/g; big blind = 2 chips) with a 95% normal
+interval over deals. Policies: a strategy's normalised average (``Policy.table``) or the
+``always_call`` / ``always_raise`` baselines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from solve import _holdem_kernels as K
+from solve.holdem import BettingTree, HoldemBuckets, indexer_tables
+
+Z95 = 1.959963984540054
+
+
+@dataclass
+class Policy:
+    """A player of the real game: kind (``K.KIND_*``), weights S (float32, per (infoset,
+    action)), offsets of its abstraction, and that abstraction's bucket lookups."""
+
+    name: str
+    kind: int
+    weights: np.ndarray
+    offset: np.ndarray
+    buckets: HoldemBuckets
+
+    @classmethod
+    def table(cls, name, tree: BettingTree, buckets: HoldemBuckets, weights: np.ndarray):
+        off, size = tree.offsets(buckets.n_buckets)
+        if len(weights) != size:
+            raise ValueError(f"strategy {name!r} has {len(weights)} weights, the abstraction "
+                             f"needs {size}")
+        return cls(name, K.KIND_TABLE, np.ascontiguousarray(weights, np.float32), off, buckets)
+
+    @classmethod
+    def always_call(cls, tree: BettingTree, buckets: HoldemBuckets):
+        return cls("always-call", K.KIND_CALL, np.zeros(1, np.float32),
+                   np.zeros((tree.n_nodes, 2), np.int64), buckets)
+
+    @classmethod
+    def always_raise(cls, tree: BettingTree, buckets: HoldemBuckets):
+        return cls("always-raise", K.KIND_RAISE, np.zeros(1, np.float32),
+                   np.zeros((tree.n_nodes, 2), np.int64), buckets)
+
+    def args(self):
+        return self.kind, self.weights, self.offset, self.buckets.arrays
+
+
+@dataclass
+class Estimate:
+    """Mean and 95% half-width in mbb/g over ``n`` deals."""
+
+    mean: float
+    half_width: float
+    n: int
+
+    def __str__(self) -> str:
+        return f"{self.mean:+.1f} +- {self.half_width:.1f} mbb/g (n={self.n})"
+
+
+def to_mbb(chips: np.ndarray, big_blind: float = 2.0) -> Estimate:
+    x = np.asarray(chips, dtype=np.float64) * 1000.0 / big_blind
+    n = len(x)
+    hw = Z95 * x.std(ddof=1) / np.sqrt(n) if n > 1 else float("inf")
+    return Estimate(float(x.mean()), float(hw), n)
+
+
+def sample_deals(n: int, seed: int = 0) -> np.ndarray:
+    """``n`` uniformly random deals (9 distinct cards: two hole pairs, then the board)."""
+    rng = np.random.default_rng(seed)
+    keys = rng.random((n, 52))
+    return np.argsort(keys, axis=1)[:, :9].astype(np.uint8)
+
+
+def _river_key(a: Policy, b: Policy) -> np.ndarray:
+    ka, kb = a.buckets.river_key, b.buckets.river_key
+    if len(ka) > 1 and len(kb) > 1 and ka is not kb and len(ka) != len(kb):
+        raise ValueError("the two abstractions use different river key tables")
+    return ka if len(ka) >= len(kb) else kb
+
+
+def _tree_args(tree: BettingTree):
+    return (tree.ntype, tree.player, tree.round, tree.nact, tree.child, tree.code, tree.size,
+            tree.spent)
+
+
+def duplicate_match(tree: BettingTree, a: Policy, b: Policy, n_deals: int, seed: int = 0,
+                    deals: np.ndarray | None = None) -> Estimate:
+    """A's winnings against B in mbb/g by duplicate matches over ``n_deals`` sampled deals.
+
+    Both policies' abstractions must share the river key table (the same equity data)."""
+    deals = sample_deals(n_deals, seed) if deals is None else deals
+    out = np.empty(len(deals))
+    K.duplicate_values(*_tree_args(tree), tree.rules.n_rounds, *indexer_tables(),
+                       _river_key(a, b), *a.args(), *b.args(), deals, out)
+    return to_mbb(out, tree.rules.big_blind)
+
+
+def seat_value(tree: BettingTree, seat0: Policy, seat1: Policy, deals: np.ndarray,
+               weights: np.ndarray | None = None) -> float:
+    """Seat 0's expected chips over ``deals`` (weighted; uniform by default)."""
+    out = np.empty(len(deals))
+    K.seat_values(*_tree_args(tree), tree.rules.n_rounds, *indexer_tables(),
+                  _river_key(seat0, seat1), *seat0.args(), *seat1.args(), deals, out)
+    w = np.full(len(deals), 1.0 / len(deals)) if weights is None else weights
+    return float(out @ w)
+
+
+def local_best_response(tree: BettingTree, policy: Policy, n_deals: int, seed: int = 0,
+                        runouts: int = 32) -> tuple[Estimate, Estimate, Estimate]:
+    """LBR against ``policy`` over ``n_deals`` deals, LBR in each seat of every deal.
+
+    Returns (mean over seats, LBR as seat 0, LBR as seat 1), mbb/g. ``runouts``: sampled board
+    completions for LBR's equity on the preflop and flop (exact on the turn and river)."""
+    deals = sample_deals(n_deals, seed)
+    out = np.empty((n_deals, 2))
+    r = tree.rules
+    K.lbr_values(tree.ntype, tree.player, tree.round, tree.nact, tree.child, tree.code,
+                 tree.spent, np.asarray(r.bets, np.float64), r.n_rounds, *indexer_tables(),
+                 policy.buckets.river_key, *policy.args(), deals, int(runouts), int(seed), out)
+    bb = r.big_blind
+    return to_mbb(out.mean(axis=1), bb), to_mbb(out[:, 0], bb), to_mbb(out[:, 1], bb)
+
+
+def node_offsets(tree: BettingTree, n_buckets) -> tuple[np.ndarray, int]:
+    """Offsets of (node, bucket of the node's round) over all nodes."""
+    k = np.asarray(n_buckets, dtype=np.int64)[tree.round]
+    off = np.concatenate(([0], np.cumsum(k)))
+    return off[:-1].astype(np.int64), int(off[-1])
+
+
+def best_response(tree: BettingTree, policy: Policy, p: int, deals: np.ndarray,
+                  weights: np.ndarray | None = None, responder: HoldemBuckets | None = None):
+    """Exact best response of player ``p`` to ``policy`` in the abstract game whose chance
+    node is ``deals`` (weighted, uniform by default); the responder sees its buckets under
+    ``responder`` (default: the policy's abstraction).
+
+    Returns (value in chips for p, the best response as a pure-strategy weight array in the
+    responder's (infoset, action) layout).
+    """
+    resp = responder or policy.buckets
+    w = np.full(len(deals), 1.0 / len(deals)) if weights is None else np.asarray(weights, float)
+    node_off, size = node_offsets(tree, resp.n_buckets)
+    U = np.zeros(size)
+    K.br_terminal_sums(tree.ntype, tree.player, tree.round, tree.nact, tree.child, tree.code,
+                       tree.size, tree.spent, tree.rules.n_rounds, indexer_tables(),
+                       policy.buckets.river_key if len(policy.buckets.river_key) > 1
+                       else resp.river_key,
+                       int(p), *policy.args(), resp.arrays, node_off, deals, w, U)
+    V = np.zeros(size)
+    choice = np.zeros(size, dtype=np.int64)
+    kb = np.zeros(4, np.int64)
+    kb[:resp.n_rounds] = resp.n_buckets
+    K.br_backup(tree.ntype, tree.player, tree.round, tree.nact, tree.child, int(p), node_off, kb,
+                resp.child_ranges(), U, V, choice)
+    value = float(V[node_off[0]:node_off[0] + resp.n_buckets[0]].sum())
+    off, n = tree.offsets(resp.n_buckets)
+    strat = np.zeros(n, dtype=np.float32)
+    for node in tree.decision_nodes():
+        if tree.player[node] != p:
+            continue
+        k = tree.nact[node]
+        kbn = resp.n_buckets[tree.round[node]]
+        ch = choice[node_off[node]:node_off[node] + kbn]
+        strat[off[node, 0] + np.arange(kbn) * off[node, 1] + ch] = 1.0
+    return value, strat
