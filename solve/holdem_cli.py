@@ -189,7 +189,7 @@ def _store(ddir, name, out_dir, tree, buckets, solver, log, solve_seconds, wall,
             "n_buckets": list(buckets.n_buckets),
             "max_bets": tree.rules.max_bets, "iterations": solver.iteration_,
             "solve_seconds": round(solve_seconds, 1), "threads": args.threads, "seed": args.seed,
-            "log": log}
+            "lbr_deals": args.lbr_deals, "h2h_deals": args.h2h_deals, "log": log}
     tmp = out_dir / ".run.json.tmp"
     tmp.write_text(json.dumps(meta, indent=1))
     tmp.replace(out_dir / "run.json")
@@ -241,16 +241,21 @@ def load_policy(spec: str, ddir: Path, tree_cache: dict):
         raise UserError(str(exc)) from None
 
 
-def run_evaluate(path: Path, args=None) -> int:
-    """``evaluate`` of a Hold'em strategy: LBR bound and duplicate results vs the baselines."""
+def run_evaluate(path: Path) -> int:
+    """``evaluate`` of a Hold'em strategy: the LBR bound and duplicate results against the
+    baselines, over the numbers of deals its solve run used (fresh seeds)."""
     from solve.holdem_eval import Policy, duplicate_match, local_best_response
 
     ddir = resolve_data_dir()
-    pol, tree = load_policy(path.parent.name, ddir, {})
+    name = path.parent.name
+    pol, tree = load_policy(name, ddir, {})
+    meta = json.loads((ddir / "strategies" / name / "run.json").read_text())
+    h2h, n_lbr = max(int(meta.get("h2h_deals", 20000)), 2), int(meta.get("lbr_deals", 2000))
     for b in (Policy.always_call, Policy.always_raise):
         opp = b(tree, pol.buckets)
-        print(f"vs {opp.name}: {duplicate_match(tree, pol, opp, 50_000, seed=1)}")
-    lbr, s0, s1 = local_best_response(tree, pol, 4000, seed=2)
-    print(f"local best response (lower bound on exploitability): {lbr} "
-          f"[as seat 0: {s0.mean:+.1f}, as seat 1: {s1.mean:+.1f}]")
+        print(f"vs {opp.name}: {duplicate_match(tree, pol, opp, h2h, seed=7)}")
+    if n_lbr:
+        lbr, s0, s1 = local_best_response(tree, pol, n_lbr, seed=8)
+        print(f"local best response (lower bound on exploitability): {lbr} "
+              f"[as seat 0: {s0.mean:+.1f}, as seat 1: {s1.mean:+.1f}]")
     return 0
