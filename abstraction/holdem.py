@@ -65,16 +65,34 @@ def _by_idx(table: pa.Table, column: str, size: int, dtype) -> np.ndarray:
 
 
 def _hist_by_idx(table: pa.Table, size: int) -> np.ndarray:
+    """Histogram counts (size, bins) by canonical index, in the table's small integer type."""
     bins = [n for n in table.column_names if n != "idx"]
     if len(bins) == 1 and pa.types.is_list(table.schema.field(bins[0]).type):
         mat = np.stack(table.column(bins[0]).to_numpy(zero_copy_only=False))
     else:
         mat = np.stack([table.column(n).to_numpy() for n in bins], axis=1)
-    mat = mat.astype(np.float32)
-    mat /= np.maximum(mat.sum(axis=1, keepdims=True), 1)
-    out = np.zeros((size, mat.shape[1]), dtype=np.float32)
+    out = np.zeros((size, mat.shape[1]), dtype=mat.dtype)
     out[table.column("idx").to_numpy()] = mat
     return out
+
+
+class _HistRows:
+    """``HandRound.histogram`` without materialising it per hand: row ``i`` is the normalised
+    histogram of equity-table row ``eq_idx[i]`` (a turn round has 55 million [2,3,1] hands but
+    only 14 million [2,4] histograms; float32 rows for all of them would take 11 GB)."""
+
+    def __init__(self, counts: np.ndarray, eq_idx: np.ndarray):
+        self.counts = counts
+        self.eq_idx = eq_idx
+        self.shape = (len(eq_idx), counts.shape[1])
+
+    def __len__(self) -> int:
+        return len(self.eq_idx)
+
+    def __getitem__(self, rows) -> np.ndarray:
+        mat = self.counts[self.eq_idx[rows]].astype(np.float32)
+        mat /= np.maximum(mat.sum(axis=-1, keepdims=True), 1)
+        return mat
 
 
 def ensure_tables(data_dir: Path, workers: int, progress: bool, names) -> None:
@@ -120,16 +138,30 @@ def holdem_hands(data_dir=None, workers: int = 1, progress: bool = False,
         hist = None
         if need_histograms and r in (1, 2):
             h = _hist_by_idx(storage.read_table(root, HIST_TABLES[r - 1]), eq_size)
-            hist = h[eq_idx]
+            hist = _HistRows(h, eq_idx)
         rounds.append(HandRound(weight=weight, parent=parent, equity=equity, histogram=hist))
-    river = storage.read_table(root, "equity_river", columns=["idx", "wins", "ties"])
-    size25 = HandIndexer((2, 5)).size
-    key = (2 * _by_idx(river, "wins", size25, np.int64)
-           + _by_idx(river, "ties", size25, np.int64)).astype(np.uint16)
-    del river
+    key = _river_keys(root, HandIndexer((2, 5)).size)
     turn_weight = rounds[2].weight
     leaf = LeafRound(HandIndexer((2, 3, 1, 1)).size, _RiverPoints(key, turn_weight))
     return GameHands("holdem", tuple(rounds), leaf)
+
+
+def _river_keys(root: Path, size: int) -> np.ndarray:
+    """``2 * wins + ties`` (0..1980) of every [2,5] hand, uint16, by canonical index."""
+    from etl import storage
+
+    key = np.zeros(size, np.uint16)
+    n = 0
+    for path in sorted(storage.partition_files(root, "equity_river").values()):
+        part = storage.read_partition(path, ["idx", "wins", "ties"])
+        w = part.column("wins").to_numpy().astype(np.uint16)
+        w *= 2
+        w += part.column("ties").to_numpy().astype(np.uint16)
+        key[part.column("idx").to_numpy()] = w
+        n += part.num_rows
+    if n != size:
+        raise UserError(f"equity_river has {n} rows, expected {size}")
+    return key
 
 
 class _RiverPoints:

@@ -400,3 +400,13 @@ def preflop_sums(t2, t23, flop_w, flop_t, out):
                     st += flop_t[x]
         out[p, 0] = sw // 10
         out[p, 1] = st // 10
+
+
+@njit(cache=True, parallel=True)
+def scatter_rows(idx, cols, out):
+    """``out[idx[i], j] = cols[j, i]``: columns read from a table into rows by index."""
+    m = cols.shape[0]
+    for i in prange(idx.shape[0]):
+        x = idx[i]
+        for j in range(m):
+            out[x, j] = cols[j, i]

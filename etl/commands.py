@@ -55,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="content parameter of the tables (e.g. hist_bins=50); repeatable")
     p.add_argument("--checks", default=None,
-                   help="verify: comma-separated subset of: canonical, handval (default: all)")
+                   help="verify: comma-separated subset of: canonical, handval, equity (default: all)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--quick", action="store_true",
                    help="status: skip the SHA-256 of every file (size, footer, rows only)")
@@ -277,6 +277,16 @@ def _check_handval_categories(data) -> list[tuple[str, Any, Any]]:
     return rows
 
 
+def _check_equity(data) -> list[tuple[str, Any, Any]]:
+    """Exact identities within and between the equity tables (``etl/verify_equity.py``)."""
+    from etl.verify_equity import check_equity
+
+    try:
+        return check_equity(data)
+    except FileNotFoundError as exc:
+        raise _Unavailable(str(exc)) from None
+
+
 def _console() -> Console:
     # not a terminal (pipe, file, CI log): do not squeeze tables into 80 columns
     return Console(width=None if sys.stdout.isatty() else 200)
@@ -290,6 +300,7 @@ def _add_row(table: Table, *cells: str) -> None:
 VERIFY_CHECKS: dict[str, Callable[[Any], list[tuple[str, Any, Any]]]] = {
     "canonical": _check_canonical_counts,
     "handval": _check_handval_categories,
+    "equity": _check_equity,
 }
 
 

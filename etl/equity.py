@@ -45,8 +45,8 @@ N_BOARDS = {3: 1_755, 4: 16_432, 5: 134_459}
 HANDS_PER_BOARD = {3: 1_176, 4: 1_128, 5: 1_081}
 #: opponent-hand outcomes per row: 990 x the board completions
 TOTALS = {3: 1_081 * N_OPP, 4: 46 * N_OPP, 5: N_OPP}
-PARTITIONS = {"equity_river": 16, "equity_turn": 8, "hist_turn": 8, "equity_flop": 4,
-              "hist_flop": 4, "equity_preflop": 1}
+PARTITIONS = {"equity_river": 16, "equity_turn": 8, "hist_turn": 8, "equity_flop": 2,
+              "hist_flop": 2, "equity_preflop": 1}
 
 
 def partition_keys(n: int) -> list[str]:
@@ -163,10 +163,13 @@ def _dense(data_dir: Path, name: str, columns: list[str], size: int,
     if t.num_rows != size:
         raise ValueError(f"{name} has {t.num_rows} rows, expected {size}: rebuild it "
                          f"(`cli.py etl --refresh --tables {name}`)")
+    from etl._equity_kernels import scatter_rows
+
     out = np.zeros((size, len(columns)), dtype)
-    idx = t.column("idx").to_numpy()
+    cols = np.empty((len(columns), size), dtype)
     for j, c in enumerate(columns):
-        out[idx, j] = t.column(c).to_numpy()
+        cols[j] = t.column(c).to_numpy()
+    scatter_rows(t.column("idx").to_numpy(), cols, out)
     return out
 
 
