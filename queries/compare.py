@@ -71,6 +71,7 @@ class Options:
     time_limit: float | None = None     # seconds of iterating per solve (then stored as is)
     iterations: int | None = None       # most iterations per solve, in total
     reuse_solved: bool = False          # reuse any stored strategy of an abstraction
+    report_only: bool = False           # no solving or evaluating: what is stored
     algorithm: str = "dcfr"
     check_every: int = 25
     equilibrium: str | None = None      # strategy name of the real game's equilibrium
@@ -217,6 +218,8 @@ class LimitPokerSupport(GameSupport):
                 options.iterations is not None and best["iterations"] >= options.iterations)):
             entry.strategy = best["name"]
             return best["name"]
+        if options.report_only:
+            raise UserError(f"{entry.name!r} has no stored strategy (--report-only solves nothing)")
         entry.strategy = self.solve(entry.abstraction, options.algorithm, options.target,
                                     options.time_limit, options.check_every, options.progress,
                                     options.iterations)
@@ -380,6 +383,7 @@ class RhodeIslandSupport(LimitPokerSupport):
                              time_limit=options.equilibrium_time_limit,
                              iterations=options.equilibrium_iterations,
                              reuse_solved=options.reuse_solved, algorithm=options.algorithm,
+                             report_only=options.report_only,
                              check_every=options.check_every, progress=options.progress)
         return self.ensure_strategy(entry, eq_options)
 
@@ -576,6 +580,9 @@ def add_solve_options(p: argparse.ArgumentParser, target_default: float = 1.0) -
                    help="seconds for solving the reference equilibrium (default: no limit)")
     p.add_argument("--equilibrium-iterations", type=int, default=None,
                    help="most iterations for the reference equilibrium (default: no cap)")
+    p.add_argument("--report-only", action="store_true",
+                   help="solve and evaluate nothing: tables (and report) of what is stored, "
+                        "each abstraction by its stored strategy")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -595,7 +602,8 @@ def options_from(args) -> Options:
         v = getattr(args, flag)
         if v is not None and v < 1:
             raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
-    return Options(target=args.target, time_limit=args.time_limit, reuse_solved=args.reuse_solved,
+    return Options(target=args.target, time_limit=args.time_limit,
+                   reuse_solved=args.reuse_solved or args.report_only, report_only=args.report_only,
                    algorithm=args.algorithm, check_every=args.check_every,
                    equilibrium=args.equilibrium, equilibrium_target=args.equilibrium_target,
                    equilibrium_time_limit=args.equilibrium_time_limit,
@@ -660,7 +668,8 @@ def compare(support: GameSupport, names: list[str], options: Options, data_dir: 
         support.resolve([options.equilibrium])
     equilibrium = support.equilibrium(options)
     strategies = [support.ensure_strategy(e, options) for e in entries]
-    evaluate(support, strategies, equilibrium, data_dir, options.progress)
+    if not options.report_only:
+        evaluate(support, strategies, equilibrium, data_dir, options.progress)
     tables = measure_tables(data_dir, support.game, strategies, equilibrium)
     return {"entries": entries, "strategies": strategies, "equilibrium": equilibrium,
             "tables": tables, "options": options}

@@ -135,9 +135,9 @@ def write_report(folder: Path, data_dir: Path, game: str, result: dict, title: s
             plot(rows, key, folder / name, PLOTS[key][1])
             md += [f"![{key}]({name})", ""]
         md += ["## Abstractions and their strategies", "",
-               f"Strategies solved with {options.algorithm} to abstract-game exploitability under "
-               f"{options.target:g} chips" + (f" or {options.time_limit:g} s per solve"
-                                               if options.time_limit else "") + ".", ""]
+               f"Target: exploitability under {options.target:g} chips per game in the strategy's "
+               f"own abstract game. Each strategy's algorithm, iterations and reached abstract "
+               f"exploitability are in the table; `exploitability` is in the real game.", ""]
         if above:
             md += [f"**{len(above)} of {len(rows)} strategies did not reach the target** (their "
                    f"abstract exploitability is in the table); their measures carry that much "
