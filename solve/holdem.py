@@ -542,7 +542,9 @@ def write_strategy_table(path: Path, name: str, tree: BettingTree, buckets: Hold
                        + np.arange(k)[None, :])
                 w = average[idx].astype(np.float64)
                 s = w.sum(axis=1, keepdims=True)
+                # float32 precision, like the weights: compresses to ~6 bytes a row, not 8
                 prob = np.where(s > 0, w / np.where(s > 0, s, 1), 1.0 / k).ravel()
+                prob = prob.astype(np.float32).astype(np.float64)
                 m = kb * k
                 names = tree.action_names(n)
                 t = pa.Table.from_arrays([

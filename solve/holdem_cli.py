@@ -162,8 +162,8 @@ def run_solve(args) -> int:
                 bar.write(_line(e))
     finally:
         bar.close()
-    e = evaluate()
-    print(_line(e))
+    if not log or log[-1]["iterations"] != solver.iteration_:
+        print(_line(evaluate()))
     solver.save(ckpt, {"log": log, "solve_seconds": solve_seconds})
     return _store(ddir, name, out_dir, tree, buckets, solver, log, solve_seconds,
                   time.time() - wall0, args)
