@@ -1,0 +1,43 @@
+"""Duplicate head-to-head between stored Hold'em strategies (issue 6), e.g. pa vs eb solved for
+the same time, and each against the always-call / always-raise baselines.
+
+    python bench/bench_holdem_h2h.py --data-dir /tmp/lead-data holdem-holdem-pa-cfr+ \
+        holdem-holdem-eb-cfr+ --deals 200000
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from solve.holdem_cli import load_policy  # noqa: E402
+from solve.holdem_eval import Policy, duplicate_match  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data-dir", required=True)
+    ap.add_argument("a")
+    ap.add_argument("b")
+    ap.add_argument("--deals", type=int, default=200_000)
+    ap.add_argument("--baseline-deals", type=int, default=100_000)
+    args = ap.parse_args()
+    cache: dict = {}
+    pa, ta = load_policy(args.a, Path(args.data_dir), cache)
+    pb, tb = load_policy(args.b, Path(args.data_dir), cache)
+    t0 = time.perf_counter()
+    e = duplicate_match(ta, pa, pb, args.deals, seed=21)
+    print(f"{args.a} vs {args.b}: {e} [{time.perf_counter() - t0:.0f}s]", flush=True)
+    for pol, tree in ((pa, ta), (pb, tb)):
+        for make in (Policy.always_call, Policy.always_raise):
+            opp = make(tree, pol.buckets)
+            e = duplicate_match(tree, pol, opp, args.baseline_deals, seed=22)
+            print(f"{pol.name} vs {opp.name}: {e}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
