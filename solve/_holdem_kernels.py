@@ -101,8 +101,9 @@ def _terminal_value(ntype, player, spent, n, p, res0):
 @njit(cache=True)
 def _cfr_pass(p, ntype, player, rnd, nact, child, size, spent, off, R, S, weight, buckets,
               res0, reach, strat, val, stamp, pass_id):
-    """One chance-sampled CFR+ pass for traverser ``p``: forward reach, backward values,
-    regret-matching+ regret updates and linear average-strategy updates of ``p``."""
+    """One chance-sampled CFR+ pass for traverser ``p``: forward reach (and the linear
+    average-strategy updates of ``p``), then backward values and regret-matching+ updates,
+    skipping subtrees the opponent does not reach (their regret updates are all zero)."""
     N = ntype.shape[0]
     reach[0, 0] = 1.0
     reach[0, 1] = 1.0
@@ -121,15 +122,21 @@ def _cfr_pass(p, ntype, player, rnd, nact, child, size, spent, off, R, S, weight
                 x = R[base + a]
                 if x > 0:
                     s += x
+            rq = reach[n, q]
             for a in range(k):
                 x = R[base + a]
                 strat[n, a] = (x / s if x > 0 else 0.0) if s > 0 else 1.0 / k
                 c = child[n, a]
-                reach[c, q] = reach[n, q] * strat[n, a]
+                reach[c, q] = rq * strat[n, a]
                 reach[c, 1 - q] = reach[n, 1 - q]
+                if q == p and rq > 0:
+                    S[base + a] += weight * rq * strat[n, a]
         n += 1
     for n in range(N - 1, -1, -1):
         if stamp[n] != pass_id:
+            continue
+        if reach[n, 1 - p] == 0.0:  # no regret below depends on it (averages are done)
+            val[n] = 0.0
             continue
         if ntype[n] != DECISION:
             val[n] = _terminal_value(ntype, player, spent, n, p, res0)
@@ -144,14 +151,9 @@ def _cfr_pass(p, ntype, player, rnd, nact, child, size, spent, off, R, S, weight
         if player[n] == p:
             base = off[n, 0] + buckets[p, rnd[n]] * off[n, 1]
             ro = reach[n, 1 - p]
-            rp = reach[n, p]
             for a in range(k):
-                if ro > 0:
-                    c = child[n, a]
-                    x = R[base + a] + ro * (val[c] - v)
-                    R[base + a] = x if x > 0 else 0.0
-                if rp > 0:
-                    S[base + a] += weight * rp * strat[n, a]
+                x = R[base + a] + ro * (val[child[n, a]] - v)
+                R[base + a] = x if x > 0 else 0.0
 
 
 @njit(cache=True, parallel=True)

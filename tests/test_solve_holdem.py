@@ -177,7 +177,7 @@ def test_cli_solve_resume_sql_and_errors(tmp_path, capsys):
         assert [r[0] for r in rows] == ["0", "1", "2"]
         worst, = con.execute("select max(abs(s - 1)) from (select sum(probability) s from "
                              "strategies where strategy = 'h' group by history, cards)").fetchone()
-        assert worst < 1e-9
+        assert worst < 1e-6  # probabilities are stored at float32 precision
         labels, = con.execute("select count(distinct cards) from strategies where "
                               "strategy = 'h' and round = 1").fetchone()
         assert labels == 6
