@@ -214,16 +214,43 @@ def test_flop_from_turn_sums_turn_rows_over_turn_cards():
 
 
 @pytest.fixture(scope="module")
-def flop_counts():
-    """Flop wins/ties of every canonical [2,3] hand, by the direct flop kernel."""
-    size = KNOWN_SIZES[(2, 3)]
-    idx, wins, ties, hole, weight, _ = _kernel_rows(3, 0, equity.N_BOARDS[3])
+def turn_counts():
+    """(wins, ties) of every canonical [2,4] hand by the turn kernel, dense by index: the
+    production path of equity_turn."""
+    size = KNOWN_SIZES[(2, 4)]
+    idx, wins, ties, hole, weight, _ = _kernel_rows(4, 0, equity.N_BOARDS[4])
     keep = weight > 0
-    fw = np.zeros(size, np.int64)
-    ft = np.zeros(size, np.int64)
-    fw[idx[keep]] = wins[keep]
-    ft[idx[keep]] = ties[keep]
-    return fw, ft
+    assert keep.sum() == size
+    out = np.zeros((size, 2), np.int64)
+    out[idx[keep], 0] = wins[keep]
+    out[idx[keep], 1] = ties[keep]
+    return out
+
+
+@pytest.fixture(scope="module")
+def flop_counts(turn_counts):
+    """(wins, ties) of every canonical [2,3] hand summed from the turn rows (the production
+    path of equity_flop), dense by index."""
+    size = KNOWN_SIZES[(2, 3)]
+    n = equity.N_BOARDS[3] * 1176
+    out = np.empty((n, 2), np.int64)
+    flop_from_turn(equity._tables((3,)), equity._tables((2, 4)), 0, equity.N_BOARDS[3],
+                   turn_counts, out)
+    idx, hole, weight = equity._flop_hands(0, equity.N_BOARDS[3])
+    keep = weight > 0
+    dense = np.zeros((size, 2), np.int64)
+    dense[idx[keep]] = out[keep]
+    return dense[:, 0], dense[:, 1]
+
+
+def test_flop_from_turn_rows_equal_the_direct_flop_kernel(flop_counts):
+    """Summing turn rows (production) and enumerating the flop's completions directly give the
+    same counts."""
+    fw, ft = flop_counts
+    for b in (0, 777, 1754):
+        idx, wins, ties, hole, weight, _ = _kernel_rows(3, b, b + 1)
+        np.testing.assert_array_equal(fw[idx], wins)
+        np.testing.assert_array_equal(ft[idx], ties)
 
 
 def test_preflop_equity_of_named_hands_equals_brute_force(flop_counts):
