@@ -190,3 +190,26 @@ def test_cli_solve_resume_sql_and_errors(tmp_path, capsys):
                "--name", "q", "--resume") == 2
     err = capsys.readouterr().err
     assert err.count("error: ") == 4 and "Traceback" not in err
+
+
+def test_four_rounds_with_one_bucket_per_round():
+    """The full game's lookups (turn [2,3,1], river key -> per-turn-bucket table) on a
+    card-blind abstraction: zero arrays of the real sizes (allocated lazily by the OS)."""
+    from etl.isomorphism import HandIndexer
+
+    rounds = [np.zeros(HandIndexer(g).size, np.int32) for g in ((2,), (2, 3), (2, 3, 1))]
+    parents = [np.array([-1]), np.array([0]), np.array([0]), np.array([0])]
+    b = HoldemBuckets.from_arrays("blind", rounds, parents, np.zeros((1, RIVER_KEYS), np.int32),
+                                  np.zeros(HandIndexer((2, 5)).size, np.uint16))
+    tree = build_tree()
+    s = HoldemCFR(tree, b, seed=1)
+    s.iterate(300)
+    pol = Policy.table("blind", tree, b, s.average_)
+    e = duplicate_match(tree, pol, pol, 200, seed=1)
+    assert abs(e.mean) <= e.half_width + 1e-9
+    deals = sample_deals(100, seed=2)
+    value, br = best_response(tree, pol, 1, deals)
+    brp = Policy.table("br", tree, b, br)
+    assert value == pytest.approx(-seat_value(tree, pol, brp, deals), abs=1e-9)
+    lbr, _, _ = local_best_response(tree, Policy.always_call(tree, b), 200, seed=3)
+    assert lbr.mean - lbr.half_width > 0  # LBR sees its cards; always-call never folds
