@@ -14,6 +14,7 @@ A hand's probability is its suit-isomorphism class size over the raw count.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -140,10 +141,27 @@ def holdem_hands(data_dir=None, workers: int = 1, progress: bool = False,
             h = _hist_by_idx(storage.read_table(root, HIST_TABLES[r - 1]), eq_size)
             hist = _HistRows(h, eq_idx)
         rounds.append(HandRound(weight=weight, parent=parent, equity=equity, histogram=hist))
+    if need_histograms:
+        rounds[0] = replace(rounds[0], histogram=_preflop_histograms(rounds[1], len(rounds[0])))
     key = _river_keys(root, HandIndexer((2, 5)).size)
     turn_weight = rounds[2].weight
     leaf = LeafRound(HandIndexer((2, 3, 1, 1)).size, _RiverPoints(key, turn_weight))
     return GameHands("holdem", tuple(rounds), leaf)
+
+
+def _preflop_histograms(flop: HandRound, n: int) -> np.ndarray:
+    """Each preflop hand's distribution of final river equity (same bins as ``hist_flop``):
+    the probability-weighted mixture of its flop hands' ``hist_flop`` rows. The raw form of
+    the potential-aware feature, like the flop's and turn's, instead of clustering all 1.3
+    million flop histograms bottom-up for 169 hands."""
+    out = np.zeros((n, flop.histogram.shape[1]))
+    chunk = 1 << 18
+    for a in range(0, len(flop), chunk):
+        rows = np.arange(a, min(len(flop), a + chunk))
+        mat = flop.histogram[rows] * flop.weight[rows, None]
+        for j in range(mat.shape[1]):
+            out[:, j] += np.bincount(flop.parent[rows], weights=mat[:, j], minlength=n)
+    return out / np.maximum(out.sum(axis=1, keepdims=True), 1e-300)
 
 
 def _river_keys(root: Path, size: int) -> np.ndarray:

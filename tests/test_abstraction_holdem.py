@@ -69,3 +69,22 @@ def test_river_histograms_small():
         np.add.at(expect[bucket[i]], key[river.index(seven)], weight[i] / 46)
     assert np.allclose(hist, expect)
     assert np.isclose(hist.sum(), weight.sum())
+
+
+def test_hist_rows_and_preflop_mixture():
+    """Histogram rows are looked up lazily by equity index and normalised; a preflop hand's
+    histogram is the probability-weighted mixture of its flop hands' rows."""
+    from abstraction.hands import HandRound
+    from abstraction.holdem import _HistRows, _preflop_histograms
+
+    counts = np.array([[2, 0, 0], [0, 1, 1], [1, 1, 2]], dtype=np.uint8)
+    rows = _HistRows(counts, np.array([2, 0, 1, 2]))
+    assert rows.shape == (4, 3) and len(rows) == 4
+    np.testing.assert_allclose(rows[np.array([0, 1])], [[0.25, 0.25, 0.5], [1, 0, 0]])
+    flop = HandRound(weight=np.array([0.1, 0.3, 0.2, 0.4]), parent=np.array([0, 0, 1, 1]),
+                     equity=np.zeros(4), histogram=rows)
+    pre = _preflop_histograms(flop, 2)
+    np.testing.assert_allclose(pre[0], (0.1 * np.array([0.25, 0.25, 0.5]) + 0.3 * np.array(
+        [1, 0, 0])) / 0.4)
+    np.testing.assert_allclose(pre[1], (0.2 * np.array([0, 0.5, 0.5]) + 0.4 * np.array(
+        [0.25, 0.25, 0.5])) / 0.6)
