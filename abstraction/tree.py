@@ -199,23 +199,27 @@ def _parent_task(features, *args):
     ``args`` is ``(r, rows, i, weight, cap, random_state, n_init)`` for hand rounds and
     ``(r, points, i, weight, cap, random_state, n_init)`` for a leaf round.
     """
-    with single_threaded():  # also in worker processes
-        if isinstance(args[1], Points):
-            r, raw, i, weight, cap, random_state, n_init = args
-            pts = Points(features(raw.x), raw.w, np.arange(len(raw.w)))
-        else:
-            r, rows, i, weight, cap, random_state, n_init = args
-            pts = Points.from_hands(features(r, rows, i), weight)
-        curve = error_curve(pts, cap, random_state, (r, i), n_init) if cap else None
+    if isinstance(args[1], Points):
+        r, raw, i, weight, cap, random_state, n_init = args
+        pts = Points(features(raw.x), raw.w, np.arange(len(raw.w)))
+    else:
+        r, rows, i, weight, cap, random_state, n_init = args
+        pts = Points.from_hands(features(r, rows, i), weight)
+    curve = error_curve(pts, cap, random_state, (r, i), n_init) if cap else None
     return pts, curve
 
 
 def _run(tasks, workers: int, progress: bool, desc: str):
+    """The tasks, each single-threaded (BLAS/OpenMP limited once per process, not per task:
+    finding the thread pools costs ~16 ms, and a Texas build has thousands of tasks)."""
     if workers <= 1 or len(tasks) == 1:
-        return [_parent_task(*t) for t in tqdm(tasks, desc=desc, disable=not progress,
-                                               leave=False)]
-    from joblib import Parallel, delayed
+        with single_threaded():
+            return [_parent_task(*t) for t in tqdm(tasks, desc=desc, disable=not progress,
+                                                   leave=False)]
+    from joblib import Parallel, delayed, parallel_config
 
-    gen = Parallel(n_jobs=workers, return_as="generator")(delayed(_parent_task)(*t)
-                                                          for t in tasks)
-    return list(tqdm(gen, total=len(tasks), desc=desc, disable=not progress, leave=False))
+    with parallel_config(backend="loky", inner_max_num_threads=1):
+        gen = Parallel(n_jobs=workers, return_as="generator")(delayed(_parent_task)(*t)
+                                                              for t in tasks)
+        return list(tqdm(gen, total=len(tasks), desc=desc, disable=not progress,
+                         leave=False))
