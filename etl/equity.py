@@ -19,8 +19,9 @@ canonical boards (every canonical hand is a hand on a canonical board), runs the
 completion and sums; a hand class met twice on one board (a board with a suit symmetry) is
 kept once, from the first hole in card order, with its class size in ``weight``.
 
-Partitions are ranges of canonical boards, so they are equal units of work; each kernel uses
-all cores (``threaded``), so the runner computes one partition at a time.
+Partitions are ranges of canonical boards, so they are equal units of work. The runner computes
+them in worker processes, one numba thread each: the kernels scale across boards, and the
+Python and Parquet parts of one partition overlap the kernels of another.
 """
 
 from __future__ import annotations
@@ -261,23 +262,23 @@ def tables(options: dict | None = None) -> list[TableSpec]:
     return [
         TableSpec("equity_river", EQUITY_RIVER_SCHEMA, VERSION, keys["equity_river"],
                   compute_river, description="river equity per canonical [2,5] hand "
-                  "(123,156,254 rows)", threaded=True),
+                  "(123,156,254 rows)"),
         TableSpec("equity_turn", EQUITY_TURN_SCHEMA, VERSION, keys["equity_turn"],
                   compute_turn, description="turn equity per canonical [2,4] hand "
-                  "(13,960,050 rows)", threaded=True),
+                  "(13,960,050 rows)"),
         TableSpec("hist_turn", hist_schema(n_bins, pa.uint8()), VERSION, keys["hist_turn"],
                   partial(compute_hist_turn, n_bins), description="river-equity histogram per "
                   "canonical [2,4] hand over the 46 rivers", options={"bins": n_bins},
-                  threaded=True),
+                  ),
         TableSpec("equity_flop", EQUITY_FLOP_SCHEMA, VERSION, keys["equity_flop"],
                   compute_flop, depends_on=("equity_turn",), description="flop equity per "
-                  "canonical [2,3] hand (1,286,792 rows)", threaded=True),
+                  "canonical [2,3] hand (1,286,792 rows)"),
         TableSpec("hist_flop", hist_schema(n_bins, pa.uint16()), VERSION, keys["hist_flop"],
                   partial(compute_hist_flop, n_bins), depends_on=("hist_turn",),
                   description="river-equity histogram per canonical [2,3] hand over the "
                   "1,081 turn-river completions",
-                  options={"bins": n_bins}, threaded=True),
+                  options={"bins": n_bins}),
         TableSpec("equity_preflop", EQUITY_PREFLOP_SCHEMA, VERSION, keys["equity_preflop"],
                   compute_preflop, depends_on=("equity_flop",), description="preflop equity "
-                  "of the 169 hole-card classes", threaded=True),
+                  "of the 169 hole-card classes"),
     ]
