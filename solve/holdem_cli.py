@@ -43,6 +43,9 @@ def add_arguments(p) -> None:
     g.add_argument("--h2h-deals", type=int, default=20000,
                    help="holdem: duplicate deals against always-call/always-raise at each "
                         "checkpoint (default 20000)")
+    g.add_argument("--keep-averages", action="store_true",
+                   help="holdem: also keep each checkpoint's average weights as "
+                        "checkpoint/average-<iterations>.npy (strategies at equal solve times)")
     g.add_argument("--max-bets", type=int, default=4,
                    help="holdem: bets per round cap (default 4, the real game)")
 
@@ -159,6 +162,10 @@ def run_solve(args) -> int:
                 last_ckpt = solve_seconds
                 e = evaluate()
                 solver.save(ckpt, {"log": log, "solve_seconds": solve_seconds})
+                if args.keep_averages:
+                    from solve.holdem import _atomic_npy
+
+                    _atomic_npy(ckpt / f"average-{solver.iteration_}.npy", solver.average_)
                 bar.write(_line(e))
     finally:
         bar.close()

@@ -90,7 +90,8 @@ class HoldemSupport:
         args = argparse.Namespace(
             abstraction=entry.abstraction, algorithm="cfr+",
             iterations=getattr(options, "iterations", None), time_limit=options.time_limit, checkpoint_minutes=10.0, threads=1, lbr_deals=2000,
-            h2h_deals=20000, max_bets=4, name=name, resume=False, seed=0)
+            h2h_deals=20000, max_bets=4, name=name, resume=False, seed=0,
+            keep_averages=False)
         holdem_cli.run_solve(args)
         entry.strategy = name
         return name
