@@ -15,6 +15,7 @@ from numba import njit, prange
 DECISION, CHANCE, FOLD, SHOWDOWN = 0, 1, 2, 3
 MODE_CFR, MODE_BR, MODE_EV = 0, 1, 2
 ALG_CFR, ALG_CFRPLUS, ALG_DCFR = 0, 1, 2
+TIE_RTOL = 1e-12  # child values closer than this (relative) count as tied in CFR regrets
 
 
 @njit(cache=True)
@@ -213,10 +214,20 @@ def _node_value(mode, trav, n, ntype, nplayer, nboard, child_start, child_count,
                         I = info[d, h]
                         if I < 0:
                             continue
-                        v = value[n, h]
                         r = reach[n, trav, h]
                         for a in range(na):
-                            inst_r[I, a] += value[children[cs + a], h] - v
+                            # regret as sum_b s_b (x_a - x_b) with ties up to roundoff taken
+                            # as exact: x_a - v would leave ~1e-17 noise on tied actions, which
+                            # regret matching turns into a pure strategy (so e.g. the suit-
+                            # isomorphic and the full game would follow different trajectories)
+                            xa = value[children[cs + a], h]
+                            g = 0.0
+                            for b2 in range(na):
+                                xb = value[children[cs + b2], h]
+                                diff = xa - xb
+                                if abs(diff) > TIE_RTOL * (abs(xa) + abs(xb)):
+                                    g += strat_trav[d, b2, h] * diff
+                            inst_r[I, a] += g
                             inst_s[I, a] += r * strat_trav[d, a, h]
         else:
             for h in range(H):

@@ -1,6 +1,5 @@
 """Independent oracle: OpenSpiel's Leduc/Kuhn, sequence-form LP and exploitability."""
 
-import numpy as np
 import pytest
 
 pyspiel = pytest.importorskip("pyspiel")

@@ -1,0 +1,92 @@
+"""Card abstractions: lossless buckets keep the value; LP and CFR+ agree on abstract games."""
+
+import os
+
+import numpy as np
+import pytest
+
+from solve.abstractions import FunctionAbstraction
+from solve.cfr import CFRSolver
+from solve.evaluate import exploitability, expected_value, head_to_head
+from solve.games.compile import compile_game
+from solve.games.rules import leduc, rhode_island
+from solve.lp import solve_lp
+
+LEDUC_VALUE = -0.0856064240780
+
+
+def leduc_lossless(r, hands, board):
+    rank = hands[:, 0] // 2
+    return rank if r == 0 else rank * 3 + board[0] // 2
+
+
+def leduc_coarse(r, hands, board):
+    rank = hands[:, 0] // 2
+    if r == 0:
+        return np.minimum(rank, 1)  # J | Q or K
+    return np.minimum(rank, 1) * 2 + (rank == board[0] // 2)  # refine by "paired"
+
+
+def test_lossless_abstraction_keeps_value():
+    g = compile_game(leduc(), FunctionAbstraction("lossless", leduc_lossless))
+    s, v = solve_lp(g)
+    assert v == pytest.approx(LEDUC_VALUE, abs=1e-9)
+    assert exploitability(g, s) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_coarse_abstraction_lp_vs_cfr_plus():
+    g = compile_game(leduc(), FunctionAbstraction("coarse", leduc_coarse))
+    s_lp, v_lp = solve_lp(g)
+    assert exploitability(g, s_lp, abstract=True) == pytest.approx(0.0, abs=1e-9)
+    assert expected_value(g, s_lp) == pytest.approx(v_lp, abs=1e-9)
+    s_cfr = CFRSolver(g, "cfr+").iterate(3000).average_strategy()
+    assert exploitability(g, s_cfr, abstract=True) < 1e-3
+    assert expected_value(g, s_cfr) == pytest.approx(v_lp, abs=1e-3)
+    # the abstract equilibrium is exploitable in the real game, and loses to the real one
+    assert exploitability(g, s_lp) > 1e-2
+    full = compile_game(leduc())
+    eq, _ = solve_lp(full)
+    assert head_to_head(full, eq, s_lp) > 0
+
+
+def test_not_suit_invariant_is_rejected():
+    def by_suit(r, hands, board):
+        return hands[:, 0] % 2
+    with pytest.raises(ValueError, match="suit-invariant"):
+        compile_game(leduc(), FunctionAbstraction("suits", by_suit))
+
+
+def test_bucket_sequences_keep_perfect_recall():
+    def forgetful(r, hands, board):  # round-2 bucket ignores the private card...
+        return hands[:, 0] // 2 if r == 0 else np.full(len(hands), board[0] // 2)
+    g = compile_game(leduc(), FunctionAbstraction("forgetful", forgetful))
+    # infosets are (bucket sequence, history): still perfect recall, the LP is exact
+    s, v = solve_lp(g)
+    assert exploitability(g, s, abstract=True) == pytest.approx(0.0, abs=1e-9)
+
+
+def ri_13_25_125(r, hands, board):
+    """13 buckets (rank), then 25 (rank x paired, aces merged), then 125 (x category)."""
+    from etl.rhode_island import hand_rank3
+
+    rank = hands[:, 0] // 4
+    if r == 0:
+        return rank
+    b1 = np.minimum(rank * 2 + (rank == board[0] // 4), 24)
+    if r == 1:
+        return b1
+    cards = np.column_stack([hands[:, 0], np.full(len(hands), board[0]), np.full(len(hands), board[1])])
+    return b1 * 5 + np.minimum(hand_rank3(cards) >> 12, 4)
+
+
+@pytest.mark.skipif(not os.environ.get("POKER_SLOW_TESTS"), reason="slow (minutes): set POKER_SLOW_TESTS=1")
+def test_rhode_island_abstract_lp_vs_cfr_plus():
+    g = compile_game(rhode_island(), FunctionAbstraction("ri-13-25-125", ri_13_25_125))
+    s_lp, v_lp = solve_lp(g)
+    solver = CFRSolver(g, "cfr+")
+    while True:
+        solver.iterate(100)
+        s = solver.average_strategy()
+        if exploitability(g, s, abstract=True) < 1e-4:
+            break
+    assert expected_value(g, s) == pytest.approx(v_lp, abs=1e-3)
