@@ -3,6 +3,8 @@ the same time, and each against the always-call / always-raise baselines.
 
     python bench/bench_holdem_h2h.py --data-dir /tmp/lead-data holdem-holdem-pa-cfr+ \
         holdem-holdem-eb-cfr+ --deals 200000
+    # B as it was at one of its checkpoints (solve --keep-averages):
+    python bench/bench_holdem_h2h.py --data-dir D A B --b-weights D/strategies/B/checkpoint/average-N.npy
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import argparse
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -25,13 +29,19 @@ def main() -> None:
     ap.add_argument("b")
     ap.add_argument("--deals", type=int, default=200_000)
     ap.add_argument("--baseline-deals", type=int, default=100_000)
+    ap.add_argument("--a-weights", default=None, help="average weights to use for A (.npy)")
+    ap.add_argument("--b-weights", default=None, help="average weights to use for B (.npy)")
     args = ap.parse_args()
     cache: dict = {}
     pa, ta = load_policy(args.a, Path(args.data_dir), cache)
     pb, tb = load_policy(args.b, Path(args.data_dir), cache)
+    for pol, tree, w in ((pa, ta, args.a_weights), (pb, tb, args.b_weights)):
+        if w:
+            pol.weights = np.ascontiguousarray(np.load(w), np.float32)
+            pol.name += f" [{Path(w).name}]"
     t0 = time.perf_counter()
     e = duplicate_match(ta, pa, pb, args.deals, seed=21)
-    print(f"{args.a} vs {args.b}: {e} [{time.perf_counter() - t0:.0f}s]", flush=True)
+    print(f"{pa.name} vs {pb.name}: {e} [{time.perf_counter() - t0:.0f}s]", flush=True)
     for pol, tree in ((pa, ta), (pb, tb)):
         for make in (Policy.always_call, Policy.always_raise):
             opp = make(tree, pol.buckets)
