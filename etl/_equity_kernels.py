@@ -80,26 +80,32 @@ def _sort_by_value(keys: np.ndarray, tmp: np.ndarray, n: int, ca: np.ndarray,
 
 @njit(cache=True)
 def river_board(bkey: int, bmask: int, rem: np.ndarray, pa: np.ndarray, pb: np.ndarray,
-                keys: np.ndarray, tmp: np.ndarray, count: np.ndarray, less: np.ndarray,
-                grp: np.ndarray, wins: np.ndarray, ties: np.ndarray) -> None:
+                scratch: np.ndarray) -> None:
     """Wins and ties against the 990 opponent hands of every hand on one river board.
 
     Args:
         bkey, bmask: summed ``CARD_KEY`` / OR-ed ``CARD_MASK`` of the five board cards.
         rem: the 47 cards not on the board.
         pa, pb: slot pairs of ``pair_slots(47)``; hand ``k`` is ``rem[pa[k]], rem[pb[k]]``.
-        keys, tmp (1081,), count (194,), less, grp (47,): scratch.
-        wins, ties: out, per hand ``k``.
+        scratch: (7, 1081) int64 (``new_scratch()``); rows 5 and 6 are the output: wins and
+            ties of hand ``k``.
     """
+    keys = scratch[0]
+    tmp = scratch[1]
+    count = scratch[2]
+    less = scratch[3]
+    grp = scratch[4]
+    wins = scratch[5]
+    ties = scratch[6]
     n = pa.shape[0]
     for k in range(n):
         c1 = rem[pa[k]]
         c2 = rem[pb[k]]
         v = value_of_state7(bkey + CARD_KEY[c1] + CARD_KEY[c2], bmask | CARD_MASK[c1] | CARD_MASK[c2])
         keys[k] = (v << 11) | k
-    _sort_by_value(keys, tmp, n, count[:129], count[129:])
-    less[:] = 0
-    grp[:] = 0
+    _sort_by_value(keys, tmp, n, count[:129], count[129:194])
+    less[:47] = 0
+    grp[:47] = 0
     below = 0
     i = 0
     while i < n:
@@ -221,14 +227,34 @@ def board_hands(tb, tidx, perms, n_board: int, lo: int, hi: int, idx, hole, weig
     n_rest = 52 - n_board
     ra, rb = pair_slots(n_rest)
     for bi in prange(hi - lo):
-        board = np.empty(5, np.int64)
-        unindex_hand(tb, lo + bi, board)
         rest = np.empty(n_rest, np.int64)
-        _rest(board, n_board, rest)
         stab = np.empty(24, np.int64)
-        ns = _stabilizer(board, n_board, perms, stab)
+        board, ns, _, _ = _board(tb, lo + bi, n_board, perms, rest, stab)
         _write_hands(tidx, board, n_board, rest, ra, rb, perms, stab, ns,
                      bi * ra.shape[0], idx, hole, weight)
+
+
+@njit(cache=True, inline="always")
+def new_scratch() -> np.ndarray:
+    """Work space of ``river_board``."""
+    return np.empty((7, N_RIVER_HANDS), np.int64)
+
+
+@njit(cache=True)
+def _board(tb, b: int, n_board: int, perms, rest, stab):
+    """Canonical board ``b`` of ``n_board`` cards: (cards, its stabilizer size, summed
+    ``CARD_KEY``, OR-ed ``CARD_MASK``); ``rest`` gets the other cards, ``stab`` the
+    non-identity suit permutations that fix the board."""
+    board = np.empty(5, np.int64)
+    unindex_hand(tb, b, board)
+    _rest(board, n_board, rest)
+    ns = _stabilizer(board, n_board, perms, stab)
+    bkey = 0
+    bmask = 0
+    for i in range(n_board):
+        bkey += CARD_KEY[board[i]]
+        bmask |= CARD_MASK[board[i]]
+    return board, ns, bkey, bmask
 
 
 @njit(cache=True, parallel=True)
@@ -238,29 +264,15 @@ def river_rows(t5, t25, perms, lo: int, hi: int, idx, wins, ties, hole, weight):
     against the 990 opponent hands, hole cards, and class size (0: the class is another row's)."""
     pa, pb = pair_slots(47)
     for bi in prange(hi - lo):
-        board = np.empty(5, np.int64)
-        unindex_hand(t5, lo + bi, board)
         rem = np.empty(47, np.int64)
-        _rest(board, 5, rem)
         stab = np.empty(24, np.int64)
-        ns = _stabilizer(board, 5, perms, stab)
-        bkey = 0
-        bmask = 0
-        for i in range(5):
-            bkey += CARD_KEY[board[i]]
-            bmask |= CARD_MASK[board[i]]
-        keys = np.empty(N_RIVER_HANDS, np.int64)
-        tmp = np.empty(N_RIVER_HANDS, np.int64)
-        count = np.empty(194, np.int64)
-        less = np.empty(47, np.int64)
-        grp = np.empty(47, np.int64)
-        w = np.empty(N_RIVER_HANDS, np.int64)
-        t = np.empty(N_RIVER_HANDS, np.int64)
-        river_board(bkey, bmask, rem, pa, pb, keys, tmp, count, less, grp, w, t)
+        board, ns, bkey, bmask = _board(t5, lo + bi, 5, perms, rem, stab)
+        scratch = new_scratch()
+        river_board(bkey, bmask, rem, pa, pb, scratch)
         base = bi * N_RIVER_HANDS
         _write_hands(t25, board, 5, rem, pa, pb, perms, stab, ns, base, idx, hole, weight)
-        wins[base:base + N_RIVER_HANDS] = w
-        ties[base:base + N_RIVER_HANDS] = t
+        wins[base:base + N_RIVER_HANDS] = scratch[5]
+        ties[base:base + N_RIVER_HANDS] = scratch[6]
 
 
 @njit(cache=True, parallel=True)
@@ -280,24 +292,12 @@ def completion_rows(tb, tidx, perms, n_board: int, lo: int, hi: int, n_bins: int
     pa, pb = pair_slots(47)
     ra, rb = pair_slots(n_rest)
     for bi in prange(hi - lo):
-        board = np.empty(5, np.int64)
-        unindex_hand(tb, lo + bi, board)
         rest = np.empty(n_rest, np.int64)
-        _rest(board, n_board, rest)
         stab = np.empty(24, np.int64)
-        ns = _stabilizer(board, n_board, perms, stab)
-        bkey0 = 0
-        bmask0 = 0
-        for i in range(n_board):
-            bkey0 += CARD_KEY[board[i]]
-            bmask0 |= CARD_MASK[board[i]]
-        keys = np.empty(N_RIVER_HANDS, np.int64)
-        tmp = np.empty(N_RIVER_HANDS, np.int64)
-        count = np.empty(194, np.int64)
-        less = np.empty(47, np.int64)
-        grp = np.empty(47, np.int64)
-        w = np.empty(N_RIVER_HANDS, np.int64)
-        t = np.empty(N_RIVER_HANDS, np.int64)
+        board, ns, bkey0, bmask0 = _board(tb, lo + bi, n_board, perms, rest, stab)
+        scratch = new_scratch()
+        w = scratch[5]
+        t = scratch[6]
         rem = np.empty(47, np.int64)
         slot = np.empty(47, np.int64)  # slot in ``rest`` of each ``rem`` card
         acc_w = np.zeros(n_hands, np.int64)
@@ -322,7 +322,7 @@ def completion_rows(tb, tidx, perms, n_board: int, lo: int, hi: int, n_bins: int
                     rem[m] = rest[s]
                     slot[m] = s
                     m += 1
-            river_board(bkey, bmask, rem, pa, pb, keys, tmp, count, less, grp, w, t)
+            river_board(bkey, bmask, rem, pa, pb, scratch)
             for k in range(N_RIVER_HANDS):
                 h = pair_number(slot[pa[k]], slot[pb[k]])
                 acc_w[h] += w[k]
