@@ -97,24 +97,26 @@ class _HistRows:
 
 
 def ensure_tables(data_dir: Path, workers: int, progress: bool, names) -> None:
-    """Build the equity tables the abstraction needs when they are missing (the ETL)."""
-    from etl import storage
-
-    missing = [n for n in names if not storage.partition_files(data_dir, n)]
-    if not missing:
-        return
+    """Build the equity tables the abstraction needs when they are not complete (the ETL:
+    missing partitions only, so an interrupted build resumes where it stopped)."""
     try:
-        from etl.runner import run
+        from etl.runner import run, status
         from etl.tables import all_tables
     except ModuleNotFoundError as exc:
-        raise UserError(f"equity tables {', '.join(missing)} are missing and the ETL is not "
-                        f"available ({exc.name})") from None
+        raise UserError(f"the equity tables are needed and the ETL is not available "
+                        f"({exc.name})") from None
     tables = all_tables()
-    unknown = [n for n in missing if n not in tables]
+    unknown = [n for n in names if n not in tables]
     if unknown:
-        raise UserError(f"equity tables {', '.join(unknown)} are missing and the ETL does not "
-                        "define them yet")
-    report = run(data_dir, tables, missing, workers=workers, progress=progress)
+        raise UserError(f"the ETL does not define the equity table(s) {', '.join(unknown)}")
+    if not data_dir.exists() or not (data_dir / "tables").exists():
+        incomplete = list(names)
+    else:
+        incomplete = [st.name for st in status(data_dir, tables, names, checksum=False)
+                      if not st.complete]
+    if not incomplete:
+        return
+    report = run(data_dir, tables, incomplete, workers=workers, progress=progress)
     if hasattr(report, "ok") and not report.ok:
         raise UserError("building the equity tables failed (see `cli.py etl status`)")
 

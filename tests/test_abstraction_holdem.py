@@ -88,3 +88,21 @@ def test_hist_rows_and_preflop_mixture():
         [1, 0, 0])) / 0.4)
     np.testing.assert_allclose(pre[1], (0.2 * np.array([0, 0.5, 0.5]) + 0.4 * np.array(
         [0.25, 0.25, 0.5])) / 0.6)
+
+
+def test_ensure_tables_completes_a_partial_table(tmp_path, monkeypatch):
+    """A table with some partitions (an interrupted build) is completed, not taken as built."""
+    from abstraction.holdem import ensure_tables
+    from etl import runner, storage
+
+    monkeypatch.setenv("POKER_ETL_TABLES", "test_etl_runner:toy_tables")
+    from etl.tables import all_tables
+    tables = all_tables()
+    runner.run(tmp_path, tables, ["toy"], workers=1, progress=False)
+    files = storage.partition_files(tmp_path, "toy")
+    for key in list(files)[:2]:
+        files[key].unlink()  # as if the run had been killed before these
+    ensure_tables(tmp_path, 1, False, ["toy_sum"])
+    assert all(st.complete for st in runner.status(tmp_path, tables, ["toy", "toy_sum"],
+                                                   checksum=False))
+    ensure_tables(tmp_path, 1, False, ["toy_sum"])  # nothing to do
