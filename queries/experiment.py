@@ -52,7 +52,8 @@ def rhode_island_granularity(args, data_dir: Path) -> int:
     result = compare(support, names + [lossless], options, data_dir)
     print_tables(result["tables"])
     report = Path(args.report) if args.report else data_dir / "reports" / args.name
-    result["wall_seconds"] = time.time() - t0
+    if not options.report_only:
+        result["wall_seconds"] = time.time() - t0
     result["command"] = "python " + " ".join(sys.argv)
     path = write_report(report, data_dir, support.game, result, title="Rhode Island Hold'em: "
                         "abstraction granularity (eb, eb2, pa)")
