@@ -50,6 +50,14 @@ def rank3_many(cards: np.ndarray) -> np.ndarray:
     return out
 
 
+@njit(cache=True)
+def _outcome(p: int, o: int, b1: int, b2: int) -> int:
+    """0, 1 or 2: private card ``p`` wins, ties or loses against ``o`` on board {b1, b2}."""
+    me = rank3(p, b1, b2)
+    op = rank3(o, b1, b2)
+    return 0 if me > op else (1 if me == op else 2)
+
+
 @njit(cache=True, parallel=True)
 def wtl_counts(cards: np.ndarray) -> np.ndarray:
     """Exact (wins, ties, losses) of each hand against a uniformly random opponent card.
@@ -65,52 +73,21 @@ def wtl_counts(cards: np.ndarray) -> np.ndarray:
         for j in range(k):
             used[cards[i, j]] = True
         p = cards[i, 0]
-        w = 0
-        t = 0
-        l = 0
         for o in range(52):
             if used[o]:
                 continue
             if k == 3:
-                b1 = cards[i, 1]
-                b2 = cards[i, 2]
-                me = rank3(p, b1, b2)
-                op = rank3(o, b1, b2)
-                if me > op:
-                    w += 1
-                elif me == op:
-                    t += 1
-                else:
-                    l += 1
+                out[i, _outcome(p, o, cards[i, 1], cards[i, 2])] += 1
             elif k == 2:
                 b1 = cards[i, 1]
                 for b2 in range(52):
-                    if used[b2] or b2 == o:
-                        continue
-                    me = rank3(p, b1, b2)
-                    op = rank3(o, b1, b2)
-                    if me > op:
-                        w += 1
-                    elif me == op:
-                        t += 1
-                    else:
-                        l += 1
+                    if not (used[b2] or b2 == o):
+                        out[i, _outcome(p, o, b1, b2)] += 1
             else:
                 for b1 in range(52):
                     if used[b1] or b1 == o:
                         continue
                     for b2 in range(b1 + 1, 52):
-                        if used[b2] or b2 == o:
-                            continue
-                        me = rank3(p, b1, b2)
-                        op = rank3(o, b1, b2)
-                        if me > op:
-                            w += 1
-                        elif me == op:
-                            t += 1
-                        else:
-                            l += 1
-        out[i, 0] = w
-        out[i, 1] = t
-        out[i, 2] = l
+                        if not (used[b2] or b2 == o):
+                            out[i, _outcome(p, o, b1, b2)] += 1
     return out

@@ -161,3 +161,25 @@ def strings_to_cards(texts: Iterable[str]) -> np.ndarray:
     if any(len(r) != k for r in rows):
         raise ValueError("every string must name the same number of cards")
     return np.stack(rows).astype(np.uint8)
+
+
+def card_rows(cards, shape_error: str, widths: tuple[int, ...] | None = None) -> tuple[np.ndarray, bool]:
+    """Coerce one set of cards ``(k,)`` or many ``(N, k)`` to a C-contiguous 2-D integer array
+    for the numba kernels: ``uint8`` and ``int64`` are kept (no copy), other integer dtypes
+    become ``int64``. Returns ``(rows, single)``, ``single`` when the input was 1-D.
+
+    Raises:
+        ValueError: ``shape_error`` if the result is not 2-D (or its width not in ``widths``);
+            a non-integer dtype.
+    """
+    arr = np.asarray(cards)
+    single = arr.ndim == 1
+    if single:
+        arr = arr[None, :]
+    if arr.ndim != 2 or (widths is not None and arr.shape[1] not in widths):
+        raise ValueError(shape_error)
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"cards must be integers, got dtype {arr.dtype}")
+    if arr.dtype not in (np.uint8, np.int64):  # uint8: the natural card dtype, least traffic
+        arr = arr.astype(np.int64)
+    return np.ascontiguousarray(arr), single

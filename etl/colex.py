@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from etl._index_kernels import BINOM, MAX_BINOM_N, colex_index_rows, colex_unindex_rows
+from etl.cards import card_rows
 
 __all__ = ["BINOM", "binomial_table", "n_subsets", "colex_index", "colex_unindex"]
 
@@ -58,17 +59,8 @@ def colex_index(cards: np.ndarray, n: int = 52) -> np.ndarray | int:
     """
     if not 1 <= n <= MAX_BINOM_N:
         raise ValueError(f"n must be in 1..{MAX_BINOM_N}, got {n}")
-    arr = np.asarray(cards)
-    single = arr.ndim == 1
-    if single:
-        arr = arr[None, :]
-    if arr.ndim != 2:
-        raise ValueError(f"cards must be a 1-D set or an (N, k) array, got shape {arr.shape}")
-    if not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(f"cards must be integers, got dtype {arr.dtype}")
-    if arr.dtype not in (np.uint8, np.int64):
-        arr = arr.astype(np.int64)
-    arr = np.ascontiguousarray(arr)
+    arr, single = card_rows(cards, "cards must be a 1-D set or an (N, k) array, "
+                                   f"got shape {np.shape(cards)}")
     out = np.empty(arr.shape[0], np.int64)
     colex_index_rows(arr, n, out)
     bad = np.flatnonzero(out < 0)

@@ -47,6 +47,7 @@ from etl._eval_kernels import (CARD_KEY, CARD_MASK, CATEGORY_NAMES, CATEGORY_STA
                                categories_of, category_of, eval5, eval6, eval7, eval_hand,
                                evaluate_rows, first_bad_row, value_of_state5, value_of_state6,
                                value_of_state7)
+from etl.cards import card_rows
 
 __all__ = [
     "CARD_KEY", "CARD_MASK", "CATEGORY_NAMES", "CATEGORY_START", "N_CLASSES", "category_of",
@@ -67,18 +68,8 @@ def evaluate(cards: np.ndarray) -> np.ndarray:
     Raises:
         ValueError: wrong shape, a card outside 0..51, or a repeated card in a row.
     """
-    arr = np.asarray(cards)
-    single = arr.ndim == 1
-    if single:
-        arr = arr[None, :]
-    if arr.ndim != 2 or arr.shape[1] not in (5, 6, 7):
-        raise ValueError(f"cards must have shape (N, k) with k in 5..7, got {np.shape(cards)}")
-    if not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(f"cards must be integers, got dtype {arr.dtype}")
-    # uint8 (the natural card dtype, least memory traffic) and int64 run as they are
-    if arr.dtype not in (np.uint8, np.int64):
-        arr = arr.astype(np.int64)
-    arr = np.ascontiguousarray(arr)
+    arr, single = card_rows(cards, f"cards must have shape (N, k) with k in 5..7, got {np.shape(cards)}",
+                            widths=(5, 6, 7))
     bad = first_bad_row(arr)
     if bad >= 0:
         raise ValueError(f"row {bad} has a card outside 0..51 or a repeated card: "

@@ -19,8 +19,9 @@ TIE_RTOL = 1e-12  # child values closer than this (relative) count as tied in CF
 
 
 @njit(cache=True)
-def regret_matching(info, regrets, dnode, child_count, out):
-    """out[d, a, h] = regret-matching strategy of infoset info[d, h] (0 for invalid hands)."""
+def _normalise_rows(info, weights, dnode, child_count, out, positive_part):
+    """out[d, a, h] = weights[I, a] / sum_a weights[I, a] for I = info[d, h] (uniform if the sum
+    is 0; 0 for invalid hands), with negative weights taken as 0 if ``positive_part``."""
     D, H = info.shape
     for d in range(D):
         na = child_count[dnode[d]]
@@ -32,35 +33,27 @@ def regret_matching(info, regrets, dnode, child_count, out):
                 continue
             s = 0.0
             for a in range(na):
-                r = regrets[I, a]
-                if r > 0.0:
-                    s += r
-            if s > 0.0:
-                for a in range(na):
-                    r = regrets[I, a]
-                    out[d, a, h] = r / s if r > 0.0 else 0.0
-            else:
-                for a in range(na):
+                w = weights[I, a]
+                if w > 0.0 or not positive_part:
+                    s += w
+            for a in range(na):
+                w = weights[I, a]
+                if s > 0.0:
+                    out[d, a, h] = w / s if (w > 0.0 or not positive_part) else 0.0
+                else:
                     out[d, a, h] = 1.0 / na
+
+
+@njit(cache=True)
+def regret_matching(info, regrets, dnode, child_count, out):
+    """out[d, a, h] = regret-matching strategy of infoset info[d, h] (0 for invalid hands)."""
+    _normalise_rows(info, regrets, dnode, child_count, out, True)
 
 
 @njit(cache=True)
 def normalise_average(info, avg, dnode, child_count, out):
     """out[d, a, h] = average strategy of infoset info[d, h] (uniform where never reached)."""
-    D, H = info.shape
-    for d in range(D):
-        na = child_count[dnode[d]]
-        for h in range(H):
-            I = info[d, h]
-            if I < 0:
-                for a in range(na):
-                    out[d, a, h] = 0.0
-                continue
-            s = 0.0
-            for a in range(na):
-                s += avg[I, a]
-            for a in range(na):
-                out[d, a, h] = avg[I, a] / s if s > 0.0 else 1.0 / na
+    _normalise_rows(info, avg, dnode, child_count, out, False)
 
 
 @njit(cache=True)
