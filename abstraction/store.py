@@ -31,7 +31,7 @@ from schema.paths import data_dir as resolve_data_dir
 from schema.storage import atomic_write_parquet
 
 #: Bump when a change to the builders changes what a given (method, buckets, seed) produces.
-CODE_VERSION = "abstraction-1"
+CODE_VERSION = "abstraction-2"  # 2: opponent-aware lossless (13, 325, 7969)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 

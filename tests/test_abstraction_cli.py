@@ -80,7 +80,7 @@ def test_holdem_bucket_checks_before_loading(tmp_path, capsys):
 def test_lossless_cli(tmp_path, capsys):
     assert run(tmp_path, "build-abstraction", "--game", "rhode-island", "--method",
                "lossless") == 0
-    assert "13,205,1774" in capsys.readouterr().out
+    assert "13,325,7969" in capsys.readouterr().out
 
 
 def test_sql_views(tmp_path, capsys):
