@@ -10,7 +10,7 @@
   before on histograms over those clusters, and so on up to the next round. The last round
   itself has no future: its feature is the distribution over showdown outcomes (win, tie,
   loss) when the game provides it (its mean is the equity; equity alone merges hands that are
-  strategically different, e.g. 23 of Rhode Island Hold'em's 1,774 lossless river classes),
+  strategically different, e.g. 23 of Rhode Island Hold'em's 1,774 own-outcome river classes),
   else the equity. A game can supply precomputed histograms over next-round equity bins
   (``HandRound.histogram``) instead of the bottom-up pass.
 
