@@ -10,26 +10,38 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 
+class AtomicFile:
+    """``with AtomicFile(path) as f:`` write ``f.tmp`` (same directory, a ``.tmp`` name that
+    ``*.parquet`` globs never see); on success the file is fsynced, hashed (``f.digest``, the
+    SHA-256 the catalog records) and renamed onto ``path``; on any error it is removed."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        self.digest = ""
+
+    def __enter__(self) -> "AtomicFile":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        try:
+            if exc_type is None:
+                with open(self.tmp, "rb+") as fh:
+                    os.fsync(fh.fileno())
+                self.digest = file_sha256(self.tmp)
+                os.replace(self.tmp, self.path)
+        finally:
+            if self.tmp.exists():
+                self.tmp.unlink()
+
+
 def atomic_write_parquet(table: pa.Table, path: str | Path, compression: str = "zstd",
                          row_group_size: int | None = None) -> str:
-    """Write ``table`` to ``path`` via a temp file in the same directory and ``os.replace``.
-
-    Returns the SHA-256 of the written file (the partition checksum recorded in the catalog).
-    The temp name ends in ``.tmp`` so ``*.parquet`` globs (DuckDB views) never see it.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        pq.write_table(table, tmp, compression=compression, row_group_size=row_group_size)
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
-        digest = file_sha256(tmp)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return digest
+    """Write ``table`` to ``path`` atomically (``AtomicFile``); returns its SHA-256."""
+    with AtomicFile(path) as f:
+        pq.write_table(table, f.tmp, compression=compression, row_group_size=row_group_size)
+    return f.digest
 
 
 def file_sha256(path: str | Path) -> str:

@@ -293,7 +293,7 @@ def test_verify_wiring(tmp_path, capsys, monkeypatch):
     assert rows["size"] == (169, 169) and rows["raw hands visited"] == (1326, 1326)
     assert rows["errors"] == (0, 1) and rows["ok"] == (True, False)
     rc, out, err = _main(capsys, monkeypatch, tmp_path, "etl", "verify", "--checks", "nope")
-    assert rc == 2 and err.strip() == "error: unknown check 'nope' (known: canonical, handval)"
+    assert rc == 2 and err.strip() == "error: unknown check 'nope' (known: canonical, handval, equity)"
 
 
 def test_storage_readers(tmp_path):
