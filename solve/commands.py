@@ -160,12 +160,12 @@ def run_solve(args) -> int:
     return 0
 
 
-def _store(ddir, name, strategy, game, abstraction, algorithm, iterations, wall, expl, abs_expl, value):
+def record_run(ddir, name, game, abstraction, algorithm, iterations, wall, expl, abs_expl,
+               value, path, digest, views: bool = True) -> None:
+    """The catalog row of a stored strategy table (then, with ``views``, the DuckDB views)."""
     from schema.catalog import session_scope
     from schema.catalog_solve import SolveRun
-    from solve.table import write_strategy
 
-    path, digest = write_strategy(ddir, name, strategy)
     with session_scope(ddir) as s:
         s.merge(SolveRun(name=name, game=game, abstraction=abstraction, algorithm=algorithm,
                          iterations=int(iterations), wall_seconds=float(wall),
@@ -173,30 +173,33 @@ def _store(ddir, name, strategy, game, abstraction, algorithm, iterations, wall,
                          abstract_exploitability=None if abs_expl is None else float(abs_expl),
                          value=float(value), path=str(path), sha256=digest,
                          created=dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)))
+    if not views:
+        return
     try:
         from queries.views import create_views  # loads queries/*.sql, incl. strategies.sql
     except ImportError:
-        create_views = None
-    if create_views is not None:
-        create_views(ddir)
+        return
+    create_views(ddir)
+
+
+def _store(ddir, name, strategy, game, abstraction, algorithm, iterations, wall, expl, abs_expl, value):
+    from solve.table import write_strategy
+
+    path, digest = write_strategy(ddir, name, strategy)
+    record_run(ddir, name, game, abstraction, algorithm, iterations, wall, expl, abs_expl, value,
+               path, digest)
     return path, digest
 
 
 def _store_kuhn3(ddir, name, table, algorithm, iterations, wall, nash_conv, value):
     """Write a 3-player Kuhn table and catalog row (exploitability column holds NashConv)."""
-    from schema.catalog import session_scope
-    from schema.catalog_solve import SolveRun
     from schema.storage import atomic_write_parquet
     from solve.table import strategy_path
 
     path = strategy_path(ddir, name)
     digest = atomic_write_parquet(table, path)
-    with session_scope(ddir) as s:
-        s.merge(SolveRun(name=name, game="kuhn3", abstraction=None, algorithm=algorithm,
-                         iterations=int(iterations), wall_seconds=float(wall),
-                         exploitability=float(nash_conv), abstract_exploitability=None,
-                         value=float(value), path=str(path), sha256=digest,
-                         created=dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)))
+    record_run(ddir, name, "kuhn3", None, algorithm, iterations, wall, nash_conv, None, value,
+               path, digest, views=False)
     return path
 
 

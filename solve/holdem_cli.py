@@ -17,7 +17,6 @@ equity tables needed; its length sets the number of betting rounds), for tests a
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import time
 from pathlib import Path
@@ -186,8 +185,7 @@ def _line(e: dict) -> str:
 
 
 def _store(ddir, name, out_dir, tree, buckets, solver, log, solve_seconds, wall, args) -> int:
-    from schema.catalog import session_scope
-    from schema.catalog_solve import SolveRun
+    from solve.commands import record_run
     from solve.holdem import _atomic_npy, write_strategy_table
     from solve.holdem_eval import Policy, sample_deals, seat_value
 
@@ -206,18 +204,8 @@ def _store(ddir, name, out_dir, tree, buckets, solver, log, solve_seconds, wall,
     pol = Policy.table(name, tree, buckets, solver.average_)
     value = seat_value(tree, pol, pol, sample_deals(args.h2h_deals, 99))
     abstraction = None if buckets.name.startswith("synthetic") else buckets.name
-    with session_scope(ddir) as s:
-        s.merge(SolveRun(name=name, game="holdem", abstraction=abstraction, algorithm="cfr+",
-                         iterations=int(solver.iteration_), wall_seconds=float(wall),
-                         exploitability=None, abstract_exploitability=None, value=float(value),
-                         path=str(path), sha256=digest,
-                         created=dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)))
-    try:
-        from queries.views import create_views
-    except ImportError:
-        create_views = None
-    if create_views is not None:
-        create_views(ddir)
+    record_run(ddir, name, "holdem", abstraction, "cfr+", solver.iteration_, wall, None, None,
+               value, path, digest)
     print(f"{name}: game=holdem abstraction={buckets.name} algorithm=cfr+ "
           f"iterations={solver.iteration_} solve={solve_seconds:.1f}s wall={wall:.1f}s "
           f"value={value:.4g} (table written in {time.perf_counter() - t0:.1f}s)\n{path}")
