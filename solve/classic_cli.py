@@ -14,6 +14,11 @@ Hooked into :mod:`solve.commands` by :func:`add_arguments` (extra options of ``s
     python cli.py solve --game draw27 --buckets iso --algorithm cfr+ --iterations 200
     python cli.py solve --game leduc --algorithm egt --target-exploitability 1e-3
     python cli.py solve --game von-neumann --grid 20 --algorithm ga --generations 50 --seed 1
+
+Strategy tables: ``schema.strategy.STRATEGY_SCHEMA`` plus a ``reached`` column (false for an
+information set the player's own strategy never reaches: its behaviour is undefined, stored
+as probability NULL, and listed on the console), and the game with its parameters in the
+Parquet metadata, so :func:`evaluate_command` (``cli.py evaluate``) rebuilds the game.
 """
 
 from __future__ import annotations
@@ -88,9 +93,23 @@ def build_tree(args):
                     f"{' --exact' if args.exact else ''}; choose from {', '.join(TREE_GAMES)}")
 
 
+def build_sequence_form(args):
+    """(tree, sequence form) of the game in ``args`` (draw27 ``--buckets iso``: matrix-free)."""
+    from solve.games.tree import sequence_form
+
+    if args.game == "draw27" and args.buckets == "iso":
+        # the unabstracted (lossless) game: matrix-free sequence form, CFR family only
+        from solve.games.draw27 import draw27_sequence_form
+
+        sf = draw27_sequence_form("iso")
+        return sf.tree, sf
+    tree = build_tree(args)
+    return tree, sequence_form(tree)
+
+
 def run(args) -> int:
     from schema.paths import data_dir as resolve_data_dir
-    from solve.games.tree import sequence_form
+    from solve.commands import _NAME
     from solve.treeplex import behaviour, exploitability, value
 
     if args.algorithm not in ALGORITHMS:
@@ -105,19 +124,18 @@ def run(args) -> int:
         v = getattr(args, flag)
         if v is not None and v < 1:
             raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
+    if args.time_limit is not None and args.time_limit <= 0:
+        raise UserError("--time-limit must be positive")
+    if args.target_exploitability is not None and args.target_exploitability <= 0:
+        raise UserError("--target-exploitability must be positive")
+    if args.game == "draw27" and args.buckets == "iso" and (args.algorithm not in ("cfr", "cfr+", "dcfr")
+                                                            or args.exact):
+        raise UserError("draw27 with --buckets iso (unabstracted) is solved with cfr, cfr+ or dcfr")
     t0 = time.time()
-    if args.game == "draw27" and args.buckets == "iso":
-        # the unabstracted (lossless) game: matrix-free sequence form, CFR family only
-        if args.algorithm not in ("cfr", "cfr+", "dcfr") or args.exact:
-            raise UserError("draw27 with --buckets iso (unabstracted) is solved with cfr, cfr+ or dcfr")
-        from solve.games.draw27 import draw27_sequence_form
-
-        sf = draw27_sequence_form("iso")
-        tree = sf.tree
-    else:
-        tree = build_tree(args)
-        sf = sequence_form(tree)
+    tree, sf = build_sequence_form(args)
     name = args.name or f"{tree.name}-{args.algorithm}{'-exact' if args.exact else ''}"
+    if not _NAME.match(name):
+        raise UserError(f"strategy name {name!r} must be letters, digits, '_', '.', '+', '-'")
     iterations = 0
     exact_value = None
     if args.algorithm == "lp" and args.exact:
@@ -144,7 +162,7 @@ def run(args) -> int:
     beh = [behaviour(sf, p, plans[p], tol=0.0 if args.exact else 1e-12) for p in (0, 1)]
     ddir = resolve_data_dir()
     path = _store(ddir, name, tree, beh, args.algorithm + ("-exact" if args.exact else ""), iterations,
-                  wall, expl, val)
+                  wall, expl, val, _game_params(args))
     line = (f"{name}: game={tree.name} algorithm={args.algorithm}{' (exact)' if args.exact else ''} "
             f"iterations={iterations} wall={wall:.1f}s value={val:.9g} exploitability={expl:.6g}"
             + (" (both within the bucket abstraction)" if tree.name.startswith("draw27-b") else ""))
@@ -155,7 +173,8 @@ def run(args) -> int:
         un = [lab for lab, u in zip(beh[p].labels, beh[p].unreached) if u]
         if un:
             print(f"player {p + 1}: {len(un)} information sets never reached by its own strategy "
-                  f"(no behaviour defined; stored as NaN): {', '.join(un[:12])}{' ...' if len(un) > 12 else ''}")
+                  f"(no behaviour defined; stored with reached = false, probability NULL): "
+                  f"{', '.join(un[:12])}{' ...' if len(un) > 12 else ''}")
     if args.game == "von-neumann":
         from solve.games.classic import von_neumann_closed_form
 
@@ -217,49 +236,141 @@ def _iterate(args, sf, t0):
     return x, y, done
 
 
-def _store(ddir, name, tree, beh, algorithm, iterations, wall, expl, val):
-    import datetime as dt
+PARAMS = ("small_blind", "big_blind", "ante", "bet", "grid", "buckets")
+META_KEY = b"poker.classic_game"  # Parquet key-value metadata: the game and its parameters
+
+
+def _game_params(args) -> dict:
+    return {"game": args.game, **{k: str(getattr(args, k)) for k in PARAMS}}
+
+
+def classic_schema():
+    """STRATEGY_SCHEMA with ``probability`` NULL where no behaviour is defined, plus
+    ``reached``: false for information sets the player's own strategy never reaches (the LP
+    leaves their behaviour undetermined; flagged, not filled in)."""
+    import pyarrow as pa
+
+    from schema.strategy import STRATEGY_SCHEMA
+
+    fields = [pa.field("probability", pa.float64(), nullable=True) if f.name == "probability" else f
+              for f in STRATEGY_SCHEMA]
+    return pa.schema(fields + [pa.field("reached", pa.bool_(), nullable=False)])
+
+
+def _store(ddir, name, tree, beh, algorithm, iterations, wall, expl, val, params):
+    import json
 
     import pyarrow as pa
 
-    from schema.catalog import session_scope
-    from schema.catalog_solve import SolveRun
     from schema.storage import atomic_write_parquet
-    from schema.strategy import STRATEGY_SCHEMA
+    from solve.commands import record_run
     from solve.table import strategy_path
 
-    rows = {k: [] for k in ("round", "player", "cards", "history", "action", "probability")}
+    schema = classic_schema()
+    rows = {k: [] for k in ("round", "player", "cards", "history", "action", "probability", "reached")}
     for p in (0, 1):
         b = beh[p]
         for I, (lab, acts) in enumerate(zip(b.labels, b.actions)):
             cards, _, hist = lab.partition("|")
+            reached = not bool(b.unreached[I])
             for a, act in enumerate(acts):
-                v = b.probs[I, a]
                 rows["round"].append(hist.count("/"))
                 rows["player"].append(p); rows["cards"].append(cards); rows["history"].append(hist)
                 rows["action"].append(act)
-                rows["probability"].append(float("nan") if v is None or (isinstance(v, float) and np.isnan(v))
-                                           else float(v))
+                rows["probability"].append(float(b.probs[I, a]) if reached else None)
+                rows["reached"].append(reached)
     n = len(rows["player"])
     cols = {
         "strategy": pa.array([name] * n).dictionary_encode(),
         "game": pa.array([tree.name] * n).dictionary_encode(),
-        "abstraction": pa.nulls(n, STRATEGY_SCHEMA.field("abstraction").type),
+        "abstraction": pa.nulls(n, schema.field("abstraction").type),
         "round": pa.array(np.array(rows["round"], np.int8)),
         "player": pa.array(np.array(rows["player"], np.int8)),
         "cards": pa.array(rows["cards"], pa.string()),
         "history": pa.array(rows["history"], pa.string()).dictionary_encode(),
         "action": pa.array(rows["action"], pa.string()).dictionary_encode(),
         "probability": pa.array(rows["probability"], pa.float64()),
+        "reached": pa.array(rows["reached"], pa.bool_()),
     }
-    cols = {k: (v.cast(STRATEGY_SCHEMA.field(k).type) if v.type != STRATEGY_SCHEMA.field(k).type else v)
+    cols = {k: (v.cast(schema.field(k).type) if v.type != schema.field(k).type else v)
             for k, v in cols.items()}
-    table = pa.Table.from_pydict(cols, schema=STRATEGY_SCHEMA)
+    schema = schema.with_metadata({META_KEY: json.dumps(params).encode()})
+    table = pa.Table.from_pydict(cols, schema=schema)
     path = strategy_path(ddir, name)
     digest = atomic_write_parquet(table, path)
-    with session_scope(ddir) as s:
-        s.merge(SolveRun(name=name, game=tree.name, abstraction=None, algorithm=algorithm,
-                         iterations=int(iterations), wall_seconds=float(wall), exploitability=float(expl),
-                         abstract_exploitability=None, value=float(val), path=str(path), sha256=digest,
-                         created=dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)))
+    record_run(ddir, name, tree.name, None, algorithm, iterations, wall, expl, None, val, path, digest)
     return path
+
+
+def is_classic_table(path) -> bool:
+    """True if ``path`` is a strategy table written by this module (``solve`` of a classic game,
+    or of kuhn/leduc with egt, ga or ``--exact``)."""
+    import pyarrow.parquet as pq
+
+    try:
+        meta = pq.read_schema(path).metadata or {}
+    except Exception:  # not Parquet: the caller reports it
+        return False
+    return META_KEY in meta
+
+
+def load_table(path):
+    """(tree, sequence form, x, y) of a stored classic strategy table: the game is rebuilt from
+    the parameters in the file's metadata; never-reached information sets (``reached`` false)
+    get any completion (uniform), which does not change the realization plan.
+
+    Raises:
+        UserError: the table does not match the game it names.
+    """
+    import argparse
+    import json
+
+    import pyarrow.parquet as pq
+
+    from solve import _treeplex_kernels as K
+
+    meta = pq.read_schema(path).metadata or {}
+    try:
+        params = json.loads(meta[META_KEY])
+        args = argparse.Namespace(**{k: params[k] for k in ("game",) + PARAMS}, algorithm="evaluate",
+                                  exact=False)
+        args.grid = int(args.grid)
+    except (KeyError, ValueError, TypeError):
+        raise UserError(f"strategy table {path} has damaged game metadata") from None
+    tree, sf = build_sequence_form(args)
+    t = pq.read_table(path, columns=["player", "cards", "history", "action", "probability", "reached"])
+    cols = t.to_pydict()
+    plans = []
+    for p in (0, 1):
+        idx = [k for k, v in enumerate(cols["player"]) if v == p]
+        q = np.zeros(sf.n_seq[p])
+        expected = sum(int(n) for n in sf.nact[p])
+        if len(idx) != expected:
+            raise UserError(f"strategy table {path} has {len(idx)} rows for player {p + 1}, the game "
+                            f"{tree.name} has {expected}")
+        k = 0
+        for I, g in enumerate(sf.global_id[p]):
+            label, acts = tree.info_label[g], tree.info_actions[g]
+            o = int(sf.offset[p][I])
+            for a, act in enumerate(acts):
+                r = idx[k]; k += 1
+                if (cols["cards"][r] + "|" + cols["history"][r], cols["action"][r]) != (label, act):
+                    raise UserError(f"strategy table {path} does not match the game {tree.name} "
+                                    f"(row {r}: {cols['cards'][r]}|{cols['history'][r]} {cols['action'][r]}, "
+                                    f"expected {label} {act})")
+                v = cols["probability"][r]
+                q[o + a] = 1.0 / len(acts) if not cols["reached"][r] or v is None else v
+        x = np.zeros(sf.n_seq[p])
+        K.plan_from_behaviour(q, sf.parent[p], sf.offset[p], sf.nact[p], x)
+        plans.append(x)
+    return tree, sf, plans[0], plans[1]
+
+
+def evaluate_command(path) -> int:
+    """``cli.py evaluate`` of a classic strategy table: exploitability and value, in chips."""
+    from solve.treeplex import exploitability, value
+
+    tree, sf, x, y = load_table(path)
+    print(f"game={tree.name} abstraction=- value={value(sf, x, y):.9g} "
+          f"exploitability={exploitability(sf, x, y):.9g}")
+    return 0

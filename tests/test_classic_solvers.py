@@ -169,3 +169,66 @@ def test_flop_equity_cache_roundtrip(tmp_path, monkeypatch):
     assert len(calls) == 1
     np.testing.assert_array_equal(a[0], b[0])
     np.testing.assert_array_equal(a[1], b[1])
+
+
+def test_cli_flags_unreached_infosets_in_table_and_output(tmp_path, capsys):
+    """The exact LP leaves player 1's K after check-bet unreached (it bets K): the printed
+    list names it and the table has reached = false and probability NULL, not a filled-in
+    or NaN behaviour."""
+    import pyarrow.parquet as pq
+
+    import cli
+    from solve.table import strategy_path
+
+    assert cli.main(["--data-dir", str(tmp_path), "solve", "--game", "kuhn", "--algorithm", "lp", "--exact"]) == 0
+    out = capsys.readouterr().out
+    sf = sequence_form(classic.kuhn())
+    x, _, _, _ = solve_exact(sf)
+    b = behaviour(sf, 0, x)
+    unreached = [lab for lab, u in zip(b.labels, b.unreached) if u]
+    assert unreached and f"player 1: {len(unreached)} information sets never reached" in out
+    assert all(lab in out for lab in unreached)
+    rows = pq.read_table(strategy_path(tmp_path, "kuhn-lp-exact")).to_pylist()
+    flagged = {r["cards"] + "|" + r["history"] for r in rows if not r["reached"]}
+    assert flagged == set(unreached)
+    for r in rows:
+        p = r["probability"]
+        assert (p is None) == (not r["reached"])
+        assert p is None or (0.0 <= p <= 1.0)
+
+
+def test_evaluate_classic_tables(tmp_path, capsys):
+    """A stored classic strategy reads back to the same exploitability and value; a main-path
+    table is not taken for a classic one; a table that does not fit its game is refused."""
+    import re
+
+    import pyarrow.parquet as pq
+
+    import cli
+    from schema.errors import UserError
+    from solve import classic_cli
+    from solve.table import strategy_path
+
+    def numbers(text):
+        return [float(v) for v in re.findall(r"(?:value|exploitability)=(\S+)", text)]
+
+    for argv, name in ((["--game", "von-neumann", "--grid", "12", "--algorithm", "ga", "--generations", "4",
+                         "--population", "10", "--survivors", "4"], "von-neumann-1-2-12-ga"),
+                       (["--game", "kuhn-blinds", "--small-blind", "1/2", "--big-blind", "1",
+                         "--algorithm", "lp", "--exact"], "kuhn-blinds-1_2-1-lp-exact"),
+                       (["--game", "leduc", "--algorithm", "egt", "--iterations", "30"], "leduc-egt")):
+        assert cli.main(["--data-dir", str(tmp_path), "solve", *argv]) == 0
+        out = capsys.readouterr().out
+        solved = numbers(next(line for line in out.splitlines() if line.startswith(name + ":")))
+        path = strategy_path(tmp_path, name)
+        assert classic_cli.is_classic_table(path)
+        assert classic_cli.evaluate_command(path) == 0
+        assert numbers(capsys.readouterr().out) == pytest.approx(solved, rel=1e-5, abs=1e-12)
+    assert cli.main(["--data-dir", str(tmp_path), "solve", "--game", "kuhn", "--algorithm", "lp", "--name", "k"]) == 0
+    assert not classic_cli.is_classic_table(strategy_path(tmp_path, "k"))
+    # a table whose rows do not fit the game named in its metadata
+    path = strategy_path(tmp_path, "von-neumann-1-2-12-ga")
+    t = pq.read_table(path)
+    pq.write_table(t.slice(0, t.num_rows - 2), path)
+    with pytest.raises(UserError, match="rows for player 2"):
+        classic_cli.load_table(path)
