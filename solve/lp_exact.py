@@ -9,13 +9,15 @@ The LP is the sequence-form program of Koller, Megiddo & von Stengel (1996) (see
    sequences (the tableau has about ``n1 + n2 + 2 m`` columns; von Neumann poker with
    M = 30, 122 sequences, takes about 2 s).
 2. ``certify``: solve the LP in floating point (HiGHS), then build exact candidates: (a)
-   solve the complementary-slackness equations on the supports of the float solution
-   exactly (sympy sparse row reduction over the rationals), (b) round every behaviour
-   probability to a fraction with a bounded denominator. A candidate is accepted only if
-   exact best responses (rational, bottom-up) prove it is an equilibrium: player 1's
-   guaranteed value equals player 2's. Flop poker (678 sequences) is certified this way;
-   when no candidate passes it reports failure, never a guess (Leduc fails: its LP
-   solution is degenerate on its supports).
+   take each player's float vertex (dual simplex) and solve exactly (sympy sparse row
+   reduction over the rationals) the equations that define it: zero off its support and
+   every constraint that is tight in floating point (the vertex is the unique solution, so
+   degenerate solutions are fine: Leduc, 674 sequences, in 0.2 s); (b) the
+   complementary-slackness equations on the supports of a float equilibrium; (c) every
+   behaviour probability rounded to a fraction with a bounded denominator. A candidate is
+   accepted only if exact best responses (rational, bottom-up) prove it is an equilibrium:
+   player 1's guaranteed value equals player 2's. When no candidate passes it reports
+   failure, never a guess.
 
 Either way the result is certified by exact best responses. :func:`solve_exact` returns
 the realization plans as lists of Fractions and the value as a Fraction.
@@ -212,21 +214,44 @@ def _round_plan(sf: SequenceForm, p: int, x: np.ndarray, max_den: int) -> list:
     return out
 
 
-def _support_plan(sf: SequenceForm, ent: dict, p: int, own_plan, opp_plan, free_from_float: bool,
-                  tol: float = 1e-9):
-    """Player ``p``'s plan solving the complementary-slackness equations of the float
-    solution's supports exactly (sympy sparse rref over QQ): ``own x = e`` on the own
-    support, and the opponent's dual constraints tight on the opponent's support. Free
-    variables are 0 or (``free_from_float``) the float values as small fractions. None if
-    the equations are inconsistent. Candidates only: :func:`solve_exact` certifies."""
+def _float_vertex(sf: SequenceForm, p: int) -> tuple[np.ndarray, np.ndarray]:
+    """Player ``p``'s LP (:func:`_side`'s program) in floating point by HiGHS dual simplex,
+    so the solution is a vertex: (own plan, slack of each opponent-sequence constraint)."""
+    import scipy.sparse as sp
+    from scipy.optimize import linprog
+
+    M = sf.A if p == 0 else -sf.A.T.tocsr()
+    own, opp = sf.constraints(p), sf.constraints(1 - p)
+    n_own, m_opp = own.shape[1], opp.shape[0]
+    c = np.zeros(n_own + m_opp)
+    c[n_own] = -1.0
+    A_ub = sp.hstack([-M.T, opp.T]).tocsr()
+    A_eq = sp.hstack([own, sp.csr_matrix((own.shape[0], m_opp))]).tocsr()
+    b_eq = np.zeros(own.shape[0])
+    b_eq[0] = 1.0
+    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(A_ub.shape[0]), A_eq=A_eq, b_eq=b_eq,
+                  bounds=[(0, None)] * n_own + [(None, None)] * m_opp, method="highs-ds",
+                  options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
+    if res.status != 0:
+        raise ExactLPError(f"HiGHS failed: {res.message}")
+    return res.x[:n_own], -(A_ub @ res.x)
+
+
+def _support_plan(sf: SequenceForm, ent: dict, p: int, S_own: np.ndarray, rows_opp: np.ndarray,
+                  float_own: np.ndarray | None = None):
+    """Player ``p``'s plan solving exactly (sympy sparse rref over QQ) the equations ``own x =
+    e`` with ``x`` zero off the sequences ``S_own``, and the constraints of the opponent
+    sequences ``rows_opp`` tight: ``(opp' q - M' x)_j = 0`` (``M = A`` for p = 0, ``-A'`` for
+    p = 1; ``q`` free). Two choices of equations: the supports of a float equilibrium
+    (complementary slackness), or the tight set of a float vertex (whose solution is then
+    unique). Free variables are 0 or (``float_own``) the float values as small fractions.
+    None if the equations are inconsistent. Candidates only: :func:`solve_exact` certifies."""
     from sympy import QQ
     from sympy.polys.matrices.sdm import SDM
 
     own_cons = sf.constraints(p); opp_cons = sf.constraints(1-p)
-    S_own = np.flatnonzero(own_plan > tol); S_opp = np.flatnonzero(opp_plan > tol)
     col = {int(s): k for k, s in enumerate(S_own)}
     m_opp = opp_cons.shape[0]; nu = len(S_own) + m_opp
-    rows = {}
     r = 0
     ec = own_cons.tocoo()
     eq = {}
@@ -236,10 +261,9 @@ def _support_plan(sf: SequenceForm, ent: dict, p: int, own_plan, opp_plan, free_
     M = {}
     for i in range(own_cons.shape[0]):
         M[r] = eq.get(i, {}); rhs[r] = QQ(1) if i == 0 else QQ(0); r += 1
-    # (opp' q - M' own)_j = 0 for j in S_opp ; M = A (p=0) or -A' (p=1)
-    jrow = {int(j): r + k for k, j in enumerate(S_opp)}
-    for j in S_opp: M[jrow[int(j)]] = {}; rhs[jrow[int(j)]] = QQ(0)
-    r += len(S_opp)
+    jrow = {int(j): r + k for k, j in enumerate(rows_opp)}
+    for j in rows_opp: M[jrow[int(j)]] = {}; rhs[jrow[int(j)]] = QQ(0)
+    r += len(rows_opp)
     oc = opp_cons.tocoo()
     for i, s, v in zip(oc.row, oc.col, oc.data):
         if int(s) in jrow: M[jrow[int(s)]][len(S_own) + int(i)] = M[jrow[int(s)]].get(len(S_own)+int(i), QQ(0)) + QQ(int(v))
@@ -261,8 +285,8 @@ def _support_plan(sf: SequenceForm, ent: dict, p: int, own_plan, opp_plan, free_
     inv_col = {k: s for s, k in col.items()}
     piv = set(pivots)
     for f in range(nu):
-        if free_from_float and f not in piv and f in inv_col:
-            sol[f] = Fraction(float(own_plan[inv_col[f]])).limit_denominator(10 ** 6)
+        if float_own is not None and f not in piv and f in inv_col:
+            sol[f] = Fraction(float(float_own[inv_col[f]])).limit_denominator(10 ** 6)
     for k, pc in enumerate(pivots):
         row = R.get(k, {})
         v = row.get(nu, QQ(0))
@@ -304,19 +328,37 @@ def solve_exact(sf: SequenceForm, method: str = "auto") -> tuple[list, list, Fra
         return x, y, v1, method
     from solve.treeplex import solve_lp
 
-    xf, yf, _ = solve_lp(sf)
-    for free_from_float in (False, True):
-        x = _support_plan(sf, entries, 0, xf, yf, free_from_float)
-        y = _support_plan(sf, entries, 1, yf, xf, free_from_float)
+    def certified(x, y):
         if x is None or y is None or min(x) < 0 or min(y) < 0:
-            continue
+            return None
         hi, lo = exact_values(sf, entries, x, y)
-        if hi == lo:
-            return x, y, hi, method
+        return hi if hi == lo else None
+
+    tol = 1e-9
+    # (a) the equations defining each player's float vertex
+    plans = []
+    for p in (0, 1):
+        plan, slack = _float_vertex(sf, p)
+        plans.append(_support_plan(sf, entries, p, np.flatnonzero(plan > tol),
+                                   np.flatnonzero(np.abs(slack) <= tol)))
+    v = certified(*plans)
+    if v is not None:
+        return plans[0], plans[1], v, method
+    # (b) complementary slackness on the supports of a float equilibrium
+    xf, yf, _ = solve_lp(sf)
+    for from_float in (False, True):
+        x = _support_plan(sf, entries, 0, np.flatnonzero(xf > tol), np.flatnonzero(yf > tol),
+                          xf if from_float else None)
+        y = _support_plan(sf, entries, 1, np.flatnonzero(yf > tol), np.flatnonzero(xf > tol),
+                          yf if from_float else None)
+        v = certified(x, y)
+        if v is not None:
+            return x, y, v, method
+    # (c) behaviour probabilities rounded to bounded denominators
     for max_den in (10, 100, 1000, 10 ** 4, 10 ** 5, 10 ** 6):
-        x = _round_plan(sf, 0, xf, max_den)
-        y = _round_plan(sf, 1, yf, max_den)
-        hi, lo = exact_values(sf, entries, x, y)
-        if hi == lo:
-            return x, y, hi, method
-    raise ExactLPError("rounded HiGHS solution could not be certified; use --exact with a smaller game")
+        x, y = _round_plan(sf, 0, xf, max_den), _round_plan(sf, 1, yf, max_den)
+        v = certified(x, y)
+        if v is not None:
+            return x, y, v, method
+    raise ExactLPError("no exact candidate from the HiGHS solution could be certified; use --exact with a "
+                       "smaller game")

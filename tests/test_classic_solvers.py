@@ -107,6 +107,16 @@ def test_exact_lp_is_certified_and_matches_highs(make):
     assert solve_exact(sf, "certify")[2] == v
 
 
+def test_exact_lp_certifies_leduc(leduc_sf):
+    """Leduc (674 sequences, a degenerate LP): the float vertex's defining equations solved
+    in rational arithmetic give a certified equilibrium; the value is OpenSpiel's."""
+    x, y, v, method = solve_exact(leduc_sf)
+    assert method == "certify" and isinstance(v, Fraction)
+    assert float(v) == pytest.approx(-0.0856064240780, abs=1e-12)
+    assert all(isinstance(t, Fraction) and t >= 0 for t in x + y)
+    assert exploitability(leduc_sf, np.array(x, float), np.array(y, float)) < 1e-12
+
+
 def test_behaviour_flags_unreached_infosets():
     sf = sequence_form(classic.kuhn())
     x, y, v, _ = solve_exact(sf)
