@@ -36,7 +36,8 @@ ALGORITHMS = ("lp", "cfr", "cfr+", "dcfr", "egt", "ga")
 
 def add_arguments(p) -> None:
     """Extra ``solve`` options (all optional; ignored by the other games)."""
-    g = p.add_argument_group("classic games (kuhn-blinds, von-neumann, flop-poker) and solvers egt, ga")
+    g = p.add_argument_group("classic games (--game kuhn-blinds, von-neumann, flop-poker, draw27; kuhn and "
+                              "leduc as generic trees) and solvers (--algorithm egt, ga; lp --exact)")
     g.add_argument("--small-blind", default="1", help="kuhn-blinds: player 2's small blind X (default 1)")
     g.add_argument("--big-blind", default="1", help="kuhn-blinds: player 1's big blind Y (default 1)")
     g.add_argument("--ante", default="1", help="von-neumann, flop-poker: ante a (default 1)")
