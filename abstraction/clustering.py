@@ -8,7 +8,9 @@ is unchanged, it is much faster on poker hands (many share a value), and the num
 rows is the most clusters a parent can have. One-dimensional features (EB, EB2, equity leaves)
 are clustered exactly instead, for every k at once, by dynamic programming over the sorted
 values (Wang & Song, "Ckmeans.1d.dp", The R Journal 2011): the same objective, its global
-optimum, and far faster than thousands of small Lloyd runs. The problems are tiny, so callers run them under
+optimum, and far faster than thousands of small Lloyd runs. Parents with many distinct
+multi-dimensional points (potential-aware Texas Hold'em) are priced by incremental Lloyd
+(``abstraction.lloyd``). The problems are small, so callers run them under
 ``single_threaded()``: BLAS/OpenMP thread start-up would otherwise dominate.
 """
 
@@ -19,6 +21,11 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.cluster import KMeans
 from threadpoolctl import threadpool_limits
+
+
+#: Multi-dimensional parents with more distinct points than this get the incremental Lloyd
+#: error curve (``abstraction.lloyd``) instead of k-means++ restarts for every k.
+LARGE = 4096
 
 
 @dataclass(frozen=True)
@@ -36,14 +43,29 @@ class Points:
             x = x[:, None]
         # Round before comparing so sums of the same probabilities in another order still merge.
         key = np.round(x, decimals)
-        uniq, inverse = np.unique(key, axis=0, return_inverse=True)
-        inverse = inverse.ravel()
+        if len(key) > LARGE and key.shape[1] > 1:
+            # np.unique(axis=0) sorts rows field by field: seconds for a 69,000-hand Texas
+            # turn parent. Hash the rows instead, then compare equal-hash rows exactly.
+            from abstraction._points_kernels import dedupe_sorted, row_hashes
+
+            bits = np.ascontiguousarray(key + 0.0).view(np.uint64)  # + 0.0: -0.0 -> 0.0
+            h = row_hashes(bits)
+            inverse, first = dedupe_sorted(bits, np.argsort(h, kind="stable"), h)
+            uniq = key[first]
+        else:
+            uniq, inverse = np.unique(key, axis=0, return_inverse=True)
+            inverse = inverse.ravel()
         ws = np.bincount(inverse, weights=w, minlength=len(uniq))
         total = ws.sum()
         return cls(uniq, ws / total if total > 0 else ws, inverse)
 
     def __len__(self) -> int:
         return len(self.w)
+
+
+def is_large(points: "Points") -> bool:
+    """Whether ``error_curve`` prices these points incrementally (``abstraction.lloyd``)."""
+    return points.x.shape[1] > 1 and len(points) > LARGE
 
 
 def single_threaded():
@@ -134,14 +156,21 @@ def error_curve(points: Points, kmax: int, random_state: int, path: tuple[int, .
                 n_init: int) -> tuple[np.ndarray, list[np.ndarray]]:
     """c[k-1] = k-means error with k clusters, k = 1 .. min(kmax, distinct points).
 
-    One-dimensional points are solved exactly (``_optimal_1d``). Otherwise each k has its own seed (``seed_for(random_state, *path, k)``) and is warm-started from
-    the k-1 solution too (see ``kmeans``), so the curve is non-increasing. Returns the curve
+    One-dimensional points are solved exactly (``_optimal_1d``); more than ``LARGE``
+    multi-dimensional points incrementally (``abstraction.lloyd``: each k from the k-1
+    clustering plus one seeded centre, then a few Lloyd steps; the tree refines the k it
+    picks). Otherwise each k has its own seed (``seed_for(random_state, *path, k)``) and is
+    warm-started from the k-1 solution too (see ``kmeans``), so the curve is non-increasing. Returns the curve
     and the centroids for each k; the final clustering with the chosen k assigns each point
     to its nearest centroid.
     """
     kmax = max(1, min(kmax, len(points)))
     if points.x.shape[1] == 1:
         return _optimal_1d(points, kmax)
+    if is_large(points):
+        from abstraction.lloyd import incremental_curve
+
+        return incremental_curve(points.x, points.w, kmax, seed_for(random_state, *path))
     curve = np.empty(kmax)
     cents: list[np.ndarray] = []
     warm = None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -28,7 +29,9 @@ def register(subparsers) -> None:
     p.add_argument("--game", default="holdem", help="holdem (default) or rhode-island")
     p.add_argument("--name", default=None, help="default: GAME-METHOD-BUCKETS")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes (default: the number of cores for holdem, 1 for "
+                        "rhode-island)")
     p.add_argument("--n-init", type=int, default=4, help="k-means restarts (default 4)")
     p.add_argument("--kmax", type=int, default=None,
                    help="most children per parent bucket considered (default: no cap)")
@@ -105,6 +108,8 @@ def build_command(args: argparse.Namespace) -> int:
     buckets = parse_buckets(args.buckets, args.game)
     if buckets is None and args.method != "lossless":
         raise UserError(f"--buckets is required for method {args.method}")
+    if args.workers is None:
+        args.workers = (os.cpu_count() or 1) if args.game == "holdem" else 1
     if args.workers < 1:
         raise UserError(f"--workers must be at least 1, got {args.workers}")
     name = args.name or f"{args.game}-{args.method}-" + (

@@ -21,8 +21,9 @@ import numpy as np
 from tqdm import tqdm
 
 from abstraction.allocation import allocate, equal_split
-from abstraction.clustering import (Points, assign, error_curve, kmeans, seed_for,
+from abstraction.clustering import (Points, assign, error_curve, is_large, kmeans, seed_for,
                                    single_threaded)
+from abstraction.lloyd import refine
 from abstraction.hands import GameHands
 
 FeatureFn = Callable[[int, np.ndarray, int], np.ndarray]
@@ -131,18 +132,25 @@ def _build(hands, buckets, features, random_state, n_init, kmax, kmax_factor, wo
             cap = min(cap, max(1, math.ceil(kmax_factor * budget / n_parents)))
         tasks = [t + (hand_w[i], cap, random_state, n_init) for i, t in enumerate(tasks)]
         desc = f"round {r}: {n_parents} parent(s) -> {budget} buckets"
-        out = _run(tasks, workers, progress, desc)
+        out = _run(_parent_task, tasks, workers, progress, desc)
         points = [o[0] for o in out]
+        n_distinct = [o[1] for o in out]
         report = {"round": r, "requested": budget, "parents": n_parents}
         if r == 0:
             children = np.array([min(budget, len(points[0]))])
         else:
-            curves = [o[1][0] for o in out]
+            curves = [o[2][0] for o in out]
             alloc = allocate(curves, p, budget)
             naive = equal_split(curves, p, budget)
             children = alloc.children
             report.update(ip_objective=alloc.objective, equal_split_error=naive.objective)
-        distinct = int(sum(len(pt) for pt in points))
+        distinct = int(sum(n_distinct))
+        # large parents were priced by the incremental Lloyd curve and not kept: their chosen
+        # clustering is refined to convergence in a second parallel pass
+        big = [i for i, pts in enumerate(points) if pts is None]
+        refined = dict(zip(big, _run(_refine_task,
+                                     [tasks[i][:5] + (out[i][2][1][int(children[i]) - 1],)
+                                      for i in big], workers, progress, desc + " (refine)")))
         bucket = np.empty(0 if leaf else len(h), dtype=np.int32)
         parent_of_bucket, centroids, weight, count, mean_eq, ranges = [], [], [], [], [], []
         error = 0.0
@@ -150,10 +158,13 @@ def _build(hands, buckets, features, random_state, n_init, kmax, kmax_factor, wo
             if r == 0:
                 labels, cents, sse = kmeans(pts, int(k), seed_for(random_state, r, i, int(k)),
                                             n_init)
+                hand_labels = labels[pts.inverse]
+            elif pts is None:
+                hand_labels, cents, sse = refined[i]
             else:  # the clustering whose error the IP saw
-                labels, cents, sse = assign(pts, out[i][1][1][int(k) - 1])
+                labels, cents, sse = assign(pts, out[i][2][1][int(k) - 1])
+                hand_labels = labels[pts.inverse]
             error += float(p[i] * sse)
-            hand_labels = labels[pts.inverse]
             kk = len(cents)
             w = np.bincount(hand_labels, weights=hand_w[i], minlength=kk)
             eq = np.bincount(hand_labels, weights=hand_w[i] * equity[i],
@@ -193,33 +204,45 @@ def _build(hands, buckets, features, random_state, n_init, kmax, kmax_factor, wo
     return results
 
 
+def _points(features, r, rows, i, weight) -> Points:
+    if isinstance(rows, Points):  # a leaf round's (equity, probability) points
+        return Points(features(rows.x), rows.w, np.arange(len(rows.w)))
+    return Points.from_hands(features(r, rows, i), weight)
+
+
 def _parent_task(features, *args):
     """Features of one parent's hands (or its leaf points), deduplicated, and the error curve.
 
     ``args`` is ``(r, rows, i, weight, cap, random_state, n_init)`` for hand rounds and
-    ``(r, points, i, weight, cap, random_state, n_init)`` for a leaf round.
+    ``(r, points, i, weight, cap, random_state, n_init)`` for a leaf round. Returns (points,
+    number of distinct points, curve); the points are dropped (None) for large
+    multi-dimensional parents (``is_large``), whose features are recomputed by ``_refine_task``
+    rather than held for every parent at once.
     """
-    if isinstance(args[1], Points):
-        r, raw, i, weight, cap, random_state, n_init = args
-        pts = Points(features(raw.x), raw.w, np.arange(len(raw.w)))
-    else:
-        r, rows, i, weight, cap, random_state, n_init = args
-        pts = Points.from_hands(features(r, rows, i), weight)
+    r, rows, i, weight, cap, random_state, n_init = args
+    pts = _points(features, r, rows, i, weight)
     curve = error_curve(pts, cap, random_state, (r, i), n_init) if cap else None
-    return pts, curve
+    return (None if cap and is_large(pts) else pts), len(pts), curve
 
 
-def _run(tasks, workers: int, progress: bool, desc: str):
-    """The tasks, each single-threaded (BLAS/OpenMP limited once per process, not per task:
-    finding the thread pools costs ~16 ms, and a Texas build has thousands of tasks)."""
-    if workers <= 1 or len(tasks) == 1:
+def _refine_task(features, r, rows, i, weight, centroids):
+    """Per-hand labels, centroids and error of a large parent's clustering: Lloyd's algorithm
+    run to convergence from the centroids the allocation IP chose."""
+    pts = _points(features, r, rows, i, weight)
+    labels, cents, sse = refine(pts.x, pts.w, centroids)
+    return labels[pts.inverse], cents, sse
+
+
+def _run(fn, tasks, workers: int, progress: bool, desc: str):
+    """``fn(*task)`` for every task, each single-threaded (BLAS/OpenMP limited once per
+    process, not per task: finding the thread pools costs ~16 ms, and a Texas build has
+    thousands of tasks)."""
+    if workers <= 1 or len(tasks) <= 1:
         with single_threaded():
-            return [_parent_task(*t) for t in tqdm(tasks, desc=desc, disable=not progress,
-                                                   leave=False)]
+            return [fn(*t) for t in tqdm(tasks, desc=desc, disable=not progress, leave=False)]
     from joblib import Parallel, delayed, parallel_config
 
     with parallel_config(backend="loky", inner_max_num_threads=1):
-        gen = Parallel(n_jobs=workers, return_as="generator")(delayed(_parent_task)(*t)
-                                                              for t in tasks)
+        gen = Parallel(n_jobs=workers, return_as="generator")(delayed(fn)(*t) for t in tasks)
         return list(tqdm(gen, total=len(tasks), desc=desc, disable=not progress,
                          leave=False))
