@@ -24,9 +24,14 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 def register(subparsers) -> None:
     p = subparsers.add_parser("solve", help="solve a poker game; store the strategy table",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--game", required=True, help=f"one of {', '.join(GAMES)}")
+    from solve import classic_cli  # classic games and the egt/ga/--exact solvers (issue 7)
+
+    p.add_argument("--game", required=True,
+                   help=f"one of {', '.join(GAMES + classic_cli.GAMES)}, holdem")
     p.add_argument("--abstraction", default=None, help="card abstraction name (rhode-island)")
-    p.add_argument("--algorithm", default="cfr+", help=f"one of {', '.join(ALGORITHMS)} (default cfr+)")
+    p.add_argument("--algorithm", default="cfr+",
+                   help=f"one of {', '.join(ALGORITHMS)} (default cfr+); egt and ga for the "
+                        "classic games")
     p.add_argument("--iterations", type=int, default=None,
                    help="iterations (CFR family; default 1000 unless a target or time limit is given)")
     p.add_argument("--target-exploitability", type=float, default=None,
@@ -37,8 +42,6 @@ def register(subparsers) -> None:
                         "rhode-island, 50 otherwise)")
     p.add_argument("--name", default=None, help="strategy name (default GAME-ABSTRACTION-ALGORITHM)")
     p.add_argument("--resume", action="store_true", help="continue from the run's checkpoint")
-    from solve import classic_cli  # classic games and the egt/ga/--exact solvers (issue 7)
-
     classic_cli.add_arguments(p)
     from solve import holdem_cli  # limit Texas Hold'em (issue 6)
 
@@ -80,7 +83,8 @@ def run_solve(args) -> int:
     if classic_cli.handles(args):  # classic games, egt, ga, lp --exact (issue 7)
         return classic_cli.run(args)
     if args.game not in GAMES:
-        raise UserError(f"unknown game {args.game!r}; choose from {', '.join(GAMES)}")
+        raise UserError(f"unknown game {args.game!r}; choose from "
+                        f"{', '.join(GAMES + classic_cli.GAMES)}, holdem")
     if args.algorithm not in ALGORITHMS:
         raise UserError(f"unknown algorithm {args.algorithm!r}; choose from {', '.join(ALGORITHMS)}")
     for flag in ("iterations", "check_every"):
@@ -224,6 +228,10 @@ def run_evaluate(args) -> int:
         raise UserError(f"cannot read strategy table {path}: {exc}") from None
     if not head:
         raise UserError(f"strategy table {path} is empty")
+    from solve import classic_cli  # issue 7: kuhn-blinds, von-neumann, flop-poker, draw27
+
+    if classic_cli.is_classic_table(path):
+        return classic_cli.evaluate_command(path)
     game_name, abstraction = head[0]["game"], head[0]["abstraction"]
     if game_name == "kuhn3":
         return kuhn3.evaluate_command(path)
