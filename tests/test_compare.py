@@ -1,6 +1,5 @@
 """compare (issue 5): the four measures on Kuhn and Leduc, their storage and SQL views."""
 
-import numpy as np
 import pytest
 
 import cli
@@ -14,20 +13,9 @@ from solve.games.compile import compile_game
 from solve.games.rules import kuhn, leduc
 from solve.lp import solve_lp
 
+from leduc_buckets import LEDUC_VALUE, leduc_coarse, leduc_lossless
+
 KUHN_VALUE = -1 / 18
-LEDUC_VALUE = -0.0856064240780
-
-
-def leduc_lossless(r, hands, board):
-    rank = hands[:, 0] // 2
-    return rank if r == 0 else rank * 3 + board[0] // 2
-
-
-def leduc_coarse(r, hands, board):
-    rank = hands[:, 0] // 2
-    if r == 0:
-        return np.minimum(rank, 1)
-    return np.minimum(rank, 1) * 2 + (rank == board[0] // 2)
 
 
 def store_cfr(data_dir, game_name, rules, iterations, name, abstraction=None):

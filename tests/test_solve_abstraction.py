@@ -12,19 +12,7 @@ from solve.games.compile import compile_game
 from solve.games.rules import leduc, rhode_island
 from solve.lp import solve_lp
 
-LEDUC_VALUE = -0.0856064240780
-
-
-def leduc_lossless(r, hands, board):
-    rank = hands[:, 0] // 2
-    return rank if r == 0 else rank * 3 + board[0] // 2
-
-
-def leduc_coarse(r, hands, board):
-    rank = hands[:, 0] // 2
-    if r == 0:
-        return np.minimum(rank, 1)  # J | Q or K
-    return np.minimum(rank, 1) * 2 + (rank == board[0] // 2)  # refine by "paired"
+from leduc_buckets import LEDUC_VALUE, leduc_coarse, leduc_lossless
 
 
 def test_lossless_abstraction_keeps_value():
