@@ -20,12 +20,13 @@ from __future__ import annotations
 import argparse
 import multiprocessing as mp
 import queue
-import resource
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._common import peak_mb, solve_with_checks  # noqa: E402
 
 
 def _schedule(growth: float):
@@ -33,10 +34,6 @@ def _schedule(growth: float):
     while True:
         yield it
         it = max(it + 1, int(it * growth))
-
-
-def _peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def ours(target: float, growth: float, iso: bool, q) -> None:
@@ -52,20 +49,11 @@ def ours(target: float, growth: float, iso: bool, q) -> None:
     exploitability(game, CFRSolver(game, "cfr+").average_strategy())
     solver = CFRSolver(game, "cfr+")
     t2 = time.perf_counter()
-    solve_t = check_t = 0.0
-    for it in _schedule(growth):
-        t = time.perf_counter()
-        solver.iterate(it - solver.iteration_)
-        solve_t += time.perf_counter() - t
-        t = time.perf_counter()
-        e = exploitability(game, solver.average_strategy())
-        check_t += time.perf_counter() - t
-        if e < target:
-            break
+    solve_t, check_t, e = solve_with_checks(solver, game, _schedule(growth), target)
     name = f"ours CFR+ (numba), {'suit-iso' if iso else 'full'} game"
     q.put(dict(solver=name, infosets=game.n_infosets, imp=t1 - t0, setup=t2 - t1,
                iterations=solver.iteration_, solve=solve_t, check=check_t, exploitability=e,
-               peak_mb=_peak_mb()))
+               peak_mb=peak_mb()))
 
 
 def openspiel(target: float, growth: float, q) -> None:
@@ -92,7 +80,7 @@ def openspiel(target: float, growth: float, q) -> None:
             break
     q.put(dict(solver="OpenSpiel C++ CFRPlusSolver", infosets=len(solver.tabular_average_policy().policy_table()),
                imp=t1 - t0, setup=t2 - t1, iterations=n, solve=solve_t, check=check_t,
-               exploitability=e, peak_mb=_peak_mb()))
+               exploitability=e, peak_mb=peak_mb()))
 
 
 def main() -> None:

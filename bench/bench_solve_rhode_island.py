@@ -17,12 +17,13 @@ from __future__ import annotations
 import argparse
 import csv
 import os
-import resource
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._common import peak_mb, solve_with_checks  # noqa: E402
 
 
 def _schedule(max_step: int):
@@ -45,7 +46,7 @@ def main() -> None:
           f"NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS', '(default)')}", flush=True)
     t0 = time.perf_counter()
     from solve.cfr import CFRSolver
-    from solve.evaluate import expected_value, exploitability
+    from solve.evaluate import expected_value
     from solve.games.compile import compile_game
     from solve.games.rules import rhode_island
 
@@ -55,27 +56,21 @@ def main() -> None:
           f"{game.n_infosets:,} infosets, {len(game.board_cards)} canonical boards; {compile_s:.1f} s", flush=True)
     solver = CFRSolver(game, args.algorithm)
     rows = []
-    solve_t = check_t = 0.0
-    e = float("inf")
-    for it in _schedule(args.max_step):
-        t = time.perf_counter()
-        solver.iterate(it - solver.iteration_)
-        solve_t += time.perf_counter() - t
-        t = time.perf_counter()
-        e = exploitability(game, solver.average_strategy())
-        check_t += time.perf_counter() - t
-        rows.append((solver.iteration_, round(solve_t, 3), e))
-        print(f"iter {solver.iteration_:6d}  solve {solve_t:8.1f} s  check {check_t:7.1f} s  "
+
+    def on_check(iteration, solve_t, check_t, e):
+        rows.append((iteration, round(solve_t, 3), e))
+        print(f"iter {iteration:6d}  solve {solve_t:8.1f} s  check {check_t:7.1f} s  "
               f"exploitability {e:.6g}  load {os.getloadavg()[0]:.1f}", flush=True)
-        if e < args.target or solve_t >= args.time_limit:
-            break
+
+    solve_t, check_t, e = solve_with_checks(solver, game, _schedule(args.max_step), args.target,
+                                            args.time_limit, on_check)
     value = expected_value(game, solver.average_strategy())
     if args.csv:
         with open(args.csv, "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["iteration", "solve_seconds", "exploitability"])
             w.writerows(rows)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = peak_mb()
     status = "reached" if e < args.target else "NOT reached"
     print(f"{args.algorithm}: target {args.target:g} {status}: {solver.iteration_} iterations, "
           f"solve {solve_t:.1f} s ({solver.iteration_ / solve_t:.2f} it/s), checks {check_t:.1f} s, "
