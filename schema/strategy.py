@@ -7,6 +7,16 @@ belongs to an abstraction. Public cards are canonical under suit isomorphism: th
 for any other board is the one of the canonical board with suits renamed alike.
 ``history`` is the betting history in ACPC letters (``c`` check/call, ``r`` bet/raise,
 ``f`` fold, ``/`` between rounds); ``action`` one of fold, check, call, bet, raise.
+
+``reached`` (:data:`REACHED_FIELD`; tables written by ``solve`` of kuhn, leduc and
+rhode-island, see :data:`STRATEGY_REACHED_SCHEMA`, and of the classic games): false for an
+information set that the acting player's own strategy never reaches (its own sequence weight
+into it is 0 in the solver's realization plan, e.g. after an action the LP plays with
+probability 0). The behaviour there is undefined: those tables store the uniform strategy as a
+playable default in ``probability`` (the classic-game tables, ``solve/classic_cli.py``, store
+NULL instead). It does not change the realization plan, so value and exploitability do not
+depend on it. Tables without the column (older ones, Hold'em, 3-player Kuhn) are read as all
+reached; in the DuckDB ``strategies`` view (``union_by_name``) their ``reached`` is NULL.
 """
 
 from __future__ import annotations
@@ -24,3 +34,6 @@ STRATEGY_SCHEMA = pa.schema([
     pa.field("action", pa.dictionary(pa.int32(), pa.string()), nullable=False),
     pa.field("probability", pa.float64(), nullable=False),
 ])
+
+REACHED_FIELD = pa.field("reached", pa.bool_(), nullable=False)
+STRATEGY_REACHED_SCHEMA = STRATEGY_SCHEMA.append(REACHED_FIELD)

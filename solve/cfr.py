@@ -125,7 +125,9 @@ class CFRSolver:
             K.backward(K.MODE_CFR, trav, *args)
 
     def average_strategy(self) -> Strategy:
-        return Strategy.from_weights(self.game, self.average_)
+        """Normalised average; an infoset whose summed average weight (the iterations' own
+        reach) is 0 is flagged as never reached (``Strategy.reached``)."""
+        return Strategy.from_weights(self.game, self.average_, self.average_.sum(axis=1) > 0.0)
 
     def current_strategy(self) -> Strategy:
         return Strategy.from_weights(self.game, np.maximum(self.regrets_, 0.0))

@@ -18,6 +18,8 @@ from solve import _kernels as K
 from solve.games.compile import CompiledGame
 from solve.strategy import Strategy
 
+REACH_TOL = 1e-12  # sequence weights at or below this are taken as 0 (as solve/classic_cli.py)
+
 
 def sequence_form(game: CompiledGame):
     """(A, E, F, seq_offset, parent_seq, n_seq) of the sequence form; see module docstring."""
@@ -79,14 +81,19 @@ def solve_lp(game: CompiledGame) -> tuple[Strategy, float]:
     """Exact equilibrium of ``game`` (abstract game if abstracted) and its value for player 1.
 
     Returns:
-        (strategy profile, game value in chips for player 1).
+        (strategy profile, game value in chips for player 1). Infosets whose own sequence
+        weight is 0 are flagged in ``Strategy.reached`` (their behaviour is the uniform default).
     """
     A, E, F, seq_offset, parent, n_seq = sequence_form(game)
     x, v1 = _solve_side(A, E, F)
     y, v2 = _solve_side(-A.T.tocsr(), F, E)
     weights = np.zeros((game.n_infosets, 3))
+    own = np.zeros(game.n_infosets)  # the acting player's own sequence weight into each infoset
     for I in range(game.n_infosets):
         seqs = x if game.info_player[I] == 0 else y
+        own[I] = seqs[parent[I]]
         for a in range(game.info_nact[I]):
             weights[I, a] = max(seqs[seq_offset[I] + a], 0.0)
-    return Strategy.from_weights(game, weights), float(0.5 * (v1 - v2))
+    # never reached by the player's own plan: behaviour undefined (flagged; uniform default)
+    reached = own > REACH_TOL
+    return Strategy.from_weights(game, weights, reached), float(0.5 * (v1 - v2))

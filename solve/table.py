@@ -1,6 +1,8 @@
 """Strategy tables: a solved profile as Parquet rows, one per (information set, action).
 
-Schema in :mod:`schema.strategy`; files at ``<data_dir>/strategies/<name>/strategy.parquet``
+Schema in :mod:`schema.strategy` (``STRATEGY_REACHED_SCHEMA``: with the ``reached`` flag of
+information sets the player's own strategy never reaches; their ``probability`` is the uniform
+playable default); files at ``<data_dir>/strategies/<name>/strategy.parquet``
 (written atomically), read in DuckDB through the ``strategies`` view
 (``queries/strategies.sql``). Rows are in infoset order, actions in tree order, so reading
 back into a compiled game is a column comparison plus a reshape.
@@ -15,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from schema.storage import atomic_write_parquet
-from schema.strategy import STRATEGY_SCHEMA
+from schema.strategy import STRATEGY_REACHED_SCHEMA, STRATEGY_SCHEMA
 from solve.games.compile import ACTION_NAMES, CompiledGame
 from solve.strategy import Strategy
 
@@ -37,10 +39,13 @@ def _rows(game: CompiledGame):
 
 
 def to_table(name: str, strategy: Strategy) -> pa.Table:
-    """Arrow table (STRATEGY_SCHEMA) of ``strategy`` under run name ``name``."""
+    """Arrow table (STRATEGY_REACHED_SCHEMA) of ``strategy`` under run name ``name``; ``reached``
+    is all true when ``strategy.reached`` is None."""
     g = strategy.game
     inf, a, actions = _rows(g)
     n = len(inf)
+    reached = (np.ones(g.n_infosets, dtype=bool) if strategy.reached is None
+               else np.asarray(strategy.reached, dtype=bool))
 
     def dict_col(values, repeat=None):
         return pa.array(values if repeat is None else [values] * n, pa.string()).dictionary_encode()
@@ -56,10 +61,12 @@ def to_table(name: str, strategy: Strategy) -> pa.Table:
         "history": dict_col(g.infoset_histories()[inf]),
         "action": dict_col(actions),
         "probability": pa.array(strategy.probs[inf, a], pa.float64()),
+        "reached": pa.array(reached[inf], pa.bool_()),
     }
-    cols = {k: (v.cast(STRATEGY_SCHEMA.field(k).type) if v.type != STRATEGY_SCHEMA.field(k).type else v)
+    schema = STRATEGY_REACHED_SCHEMA
+    cols = {k: (v.cast(schema.field(k).type) if v.type != schema.field(k).type else v)
             for k, v in cols.items()}
-    return pa.Table.from_pydict(cols, schema=STRATEGY_SCHEMA)
+    return pa.Table.from_pydict(cols, schema=schema)
 
 
 def write_strategy(data_dir: Path, name: str, strategy: Strategy) -> tuple[Path, str]:
@@ -71,6 +78,9 @@ def write_strategy(data_dir: Path, name: str, strategy: Strategy) -> tuple[Path,
 
 def read_strategy(path: str | Path, game: CompiledGame) -> Strategy:
     """Load a strategy table into ``game`` (compiled with the table's game and abstraction).
+
+    ``reached`` comes from the table's column (None if the table has none: all reached); a
+    never-reached information set whose probabilities are NULL gets the uniform default.
 
     Raises:
         ValueError: if the table belongs to another game or abstraction.
@@ -87,6 +97,22 @@ def read_strategy(path: str | Path, game: CompiledGame) -> Strategy:
             or not np.array_equal(t.column("cards").to_numpy(zero_copy_only=False).astype(object),
                                   game.infoset_labels()[inf])):
         raise ValueError("strategy table does not match the compiled game (other abstraction or version)")
+    reached = None
+    if "reached" in t.column_names:
+        col = t.column("reached")
+        if col.null_count:
+            raise ValueError("strategy table has NULL in column 'reached'")
+        flags = col.to_numpy(zero_copy_only=False).astype(bool)
+        reached = np.ones(game.n_infosets, dtype=bool)
+        reached[inf[~flags]] = False
+        if not np.array_equal(reached[inf], flags):
+            raise ValueError("strategy table has differing 'reached' flags within an information set")
+    prob = t.column("probability").to_numpy(zero_copy_only=False).astype(np.float64)  # NULL -> NaN
+    if np.isnan(prob).any():
+        if reached is None or np.isnan(prob[reached[inf]]).any():
+            raise ValueError("strategy table has NULL probabilities at reached information sets")
+        nact = game.info_nact.astype(np.float64)
+        prob = np.where(np.isnan(prob), 1.0 / nact[inf], prob)
     probs = np.zeros((game.n_infosets, 3))
-    probs[inf, a] = t.column("probability").to_numpy()
-    return Strategy(game, probs)
+    probs[inf, a] = prob
+    return Strategy(game, probs, reached)
