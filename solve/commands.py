@@ -161,7 +161,28 @@ def run_solve(args) -> int:
           f"iterations={iterations} wall={wall:.1f}s value={value:.6g} exploitability={real_expl:.6g}"
           + (f" abstract_exploitability={abs_expl:.6g}" if abs_expl is not None else "")
           + f"\n{path}")
+    for line in unreached_report(strategy):
+        print(line)
     return 0
+
+
+def unreached_report(strategy, show: int = 12) -> list[str]:
+    """One console line per player with information sets its own strategy never reaches
+    (``Strategy.reached`` false): the count and the first ``show`` as "cards history"."""
+    g = strategy.game
+    un = strategy.unreached()
+    if not len(un):
+        return []
+    labels, hists = g.infoset_labels(), g.infoset_histories()
+    lines = []
+    for p in (0, 1):
+        mine = un[g.info_player[un] == p]
+        if len(mine):
+            names = [f"{labels[I]} {hists[I]}" for I in mine[:show]]
+            lines.append(f"player {p + 1}: {len(mine)} information sets never reached by its own strategy "
+                         f"(no behaviour defined; stored with reached = false, probability uniform "
+                         f"as a playable default): {', '.join(names)}{' ...' if len(mine) > show else ''}")
+    return lines
 
 
 def record_run(ddir, name, game, abstraction, algorithm, iterations, wall, expl, abs_expl,
