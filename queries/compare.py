@@ -236,6 +236,7 @@ class LimitPokerSupport(GameSupport):
         from solve.cfr import CFRSolver
         from solve.commands import _store
         from solve.evaluate import expected_value, exploitability
+        from solve.loop import iterate_until
         from solve.table import strategy_path
 
         name = f"{self.game}-{abstraction or 'full'}-{algorithm}"
@@ -255,17 +256,11 @@ class LimitPokerSupport(GameSupport):
         bar = tqdm(desc=f"solve {abstraction or self.game}", unit="it", initial=solver.iteration_,
                    disable=not progress, file=sys.stderr)
         try:
-            while expl >= target and (time_limit is None or time.time() - t_iter < time_limit
-                                      or solver.iteration_ == 0):
-                step = check_every if iterations is None else min(check_every,
-                                                                   iterations - solver.iteration_)
-                if step <= 0:
-                    break
-                solver.iterate(step)
-                bar.update(step)
-                solver.save(ckpt)
-                expl = exploitability(game, solver.average_strategy(), abstract=abstract)
-                bar.set_postfix(exploitability=f"{expl:.4g}")
+            # the time limit counts from before the checkpoint is loaded and, on a fresh solve,
+            # lets one step run
+            iterate_until(solver, game, check_every, total=iterations, target=target,
+                          time_limit=time_limit, started=t_iter, min_iteration=0, expl=expl,
+                          checkpoint=ckpt, bar=bar)
         finally:
             bar.close()
         strategy = solver.average_strategy()

@@ -1,0 +1,48 @@
+"""The CFR solve loop shared by ``cli.py solve`` and ``cli.py compare``: iterate in steps,
+checkpoint and check the exploitability after each, stop at a target, a time limit or an
+iteration count."""
+
+from __future__ import annotations
+
+import math
+import time
+
+
+def iterate_until(solver, game, every: int, *, total: int | None = None,
+                  target: float | None = None, time_limit: float | None = None,
+                  started: float | None = None, min_iteration: int | None = None,
+                  expl: float = math.inf, checkpoint=None, bar=None) -> float:
+    """Run ``solver`` (``solve.cfr.CFRSolver`` on ``game``) in steps of ``every`` iterations
+    (the last one shorter so as to stop at ``total`` iterations in all, counting any resumed).
+
+    After each step the solver is saved to ``checkpoint`` (a path; None: not saved) and its
+    average strategy's exploitability measured (chips; in the abstract game if ``game`` is
+    abstracted), shown on the tqdm ``bar`` if given. The loop stops before a step once the
+    exploitability is below ``target`` (``expl`` is the one known at the start: inf for none),
+    once ``time_limit`` seconds have passed since ``started`` (``time.time()``; default now)
+    -- but the time limit never stops it before the solver is past ``min_iteration`` (default:
+    the iteration it starts at, so at least one step is run) -- or when ``total`` is reached.
+
+    Returns the last exploitability measured (``expl`` if no step was run).
+    """
+    from solve.evaluate import exploitability
+
+    abstract = game.abstraction is not None
+    started = time.time() if started is None else started
+    floor = solver.iteration_ if min_iteration is None else min_iteration
+    while target is None or expl >= target:
+        if (time_limit is not None and solver.iteration_ > floor
+                and time.time() - started >= time_limit):
+            break
+        step = every if total is None else min(every, total - solver.iteration_)
+        if step <= 0:
+            break
+        solver.iterate(step)
+        if bar is not None:
+            bar.update(step)
+        if checkpoint is not None:
+            solver.save(checkpoint)
+        expl = exploitability(game, solver.average_strategy(), abstract=abstract)
+        if bar is not None:
+            bar.set_postfix(exploitability=f"{expl:.4g}")
+    return expl
