@@ -9,13 +9,14 @@ connections are short-lived: open, write, close (``session_scope``).
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
 import sqlalchemy as sa
-from sqlalchemy.orm import DeclarativeBase, Session
+from sqlalchemy.orm import DeclarativeBase, MappedColumn, Session, mapped_column
 
 from schema.paths import data_dir as _data_dir
 
@@ -69,3 +70,26 @@ def session_scope(data_dir: str | Path | None = None, retries: int = 50) -> Iter
             session.rollback()
             raise
     engine.dispose()
+
+
+# Columns several catalog models share, declared once here (``created: Mapped[dt.datetime] =
+# created_column()`` in a model; the DDL is the same as with the ``mapped_column`` written out).
+
+def game_column() -> MappedColumn[str]:
+    """The game a row is for (``kuhn``, ``leduc``, ``rhode-island``, ``holdem``, ...)."""
+    return mapped_column(sa.String, nullable=False)
+
+
+def path_column() -> MappedColumn[str]:
+    """Where the row's stored table or folder is (as the writer gave it)."""
+    return mapped_column(sa.String, nullable=False)
+
+
+def code_version_column() -> MappedColumn[str]:
+    """Version of the code that wrote the row's data."""
+    return mapped_column(sa.String, nullable=False)
+
+
+def created_column() -> MappedColumn[dt.datetime]:
+    """When the row was recorded (UTC, without time zone)."""
+    return mapped_column(sa.DateTime, nullable=False)

@@ -7,7 +7,7 @@ import datetime as dt
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
 
-from schema.catalog import Base
+from schema.catalog import Base, code_version_column, created_column, game_column, path_column
 
 
 class Abstraction(Base):
@@ -23,13 +23,13 @@ class Abstraction(Base):
 
     name: Mapped[str] = mapped_column(sa.String, primary_key=True)
     method: Mapped[str] = mapped_column(sa.String, nullable=False)
-    game: Mapped[str] = mapped_column(sa.String, nullable=False)
+    game: Mapped[str] = game_column()
     buckets: Mapped[str] = mapped_column(sa.String, nullable=False)
     built: Mapped[str] = mapped_column(sa.String, nullable=False)
     seed: Mapped[int] = mapped_column(sa.BigInteger, nullable=False)
     params: Mapped[str] = mapped_column(sa.Text, nullable=False)
     errors: Mapped[str] = mapped_column(sa.Text, nullable=False)
     timings: Mapped[str] = mapped_column(sa.Text, nullable=False)
-    code_version: Mapped[str] = mapped_column(sa.String, nullable=False)
-    path: Mapped[str] = mapped_column(sa.String, nullable=False)
-    created: Mapped[dt.datetime] = mapped_column(sa.DateTime, nullable=False)
+    code_version: Mapped[str] = code_version_column()
+    path: Mapped[str] = path_column()
+    created: Mapped[dt.datetime] = created_column()

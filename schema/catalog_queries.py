@@ -7,7 +7,7 @@ import datetime as dt
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
 
-from schema.catalog import Base
+from schema.catalog import Base, code_version_column, created_column, game_column, path_column
 
 
 class Evaluation(Base):
@@ -19,7 +19,7 @@ class Evaluation(Base):
     __tablename__ = "evaluations"
 
     id: Mapped[str] = mapped_column(sa.String, primary_key=True)
-    game: Mapped[str] = mapped_column(sa.String, nullable=False)
+    game: Mapped[str] = game_column()
     measure: Mapped[str] = mapped_column(sa.String, nullable=False)
     seat: Mapped[int | None] = mapped_column(sa.SmallInteger, nullable=True)
     strategy_a: Mapped[str] = mapped_column(sa.String, nullable=False)
@@ -31,6 +31,6 @@ class Evaluation(Base):
     ci_high: Mapped[float | None] = mapped_column(sa.Float, nullable=True)
     exact: Mapped[bool] = mapped_column(sa.Boolean, nullable=False)
     seconds: Mapped[float] = mapped_column(sa.Float, nullable=False)
-    code_version: Mapped[str] = mapped_column(sa.String, nullable=False)
-    created: Mapped[dt.datetime] = mapped_column(sa.DateTime, nullable=False)
-    path: Mapped[str] = mapped_column(sa.String, nullable=False)
+    code_version: Mapped[str] = code_version_column()
+    created: Mapped[dt.datetime] = created_column()
+    path: Mapped[str] = path_column()

@@ -7,7 +7,7 @@ import datetime as dt
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
 
-from schema.catalog import Base
+from schema.catalog import Base, created_column, game_column, path_column
 
 
 class SolveRun(Base):
@@ -21,7 +21,7 @@ class SolveRun(Base):
     __tablename__ = "solve_runs"
 
     name: Mapped[str] = mapped_column(sa.String, primary_key=True)
-    game: Mapped[str] = mapped_column(sa.String, nullable=False)
+    game: Mapped[str] = game_column()
     abstraction: Mapped[str | None] = mapped_column(sa.String, nullable=True)
     algorithm: Mapped[str] = mapped_column(sa.String, nullable=False)
     iterations: Mapped[int] = mapped_column(sa.BigInteger, nullable=False)
@@ -29,6 +29,6 @@ class SolveRun(Base):
     exploitability: Mapped[float | None] = mapped_column(sa.Float, nullable=True)
     abstract_exploitability: Mapped[float | None] = mapped_column(sa.Float, nullable=True)
     value: Mapped[float] = mapped_column(sa.Float, nullable=False)
-    path: Mapped[str] = mapped_column(sa.String, nullable=False)
+    path: Mapped[str] = path_column()
     sha256: Mapped[str] = mapped_column(sa.String, nullable=False)
-    created: Mapped[dt.datetime] = mapped_column(sa.DateTime, nullable=False)
+    created: Mapped[dt.datetime] = created_column()
