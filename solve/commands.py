@@ -71,6 +71,7 @@ def run_solve(args) -> int:
     from solve import kuhn3
     from solve.cfr import CFRSolver
     from solve.evaluate import expected_value, exploitability
+    from solve.loop import iterate_until
     from solve.lp import solve_lp
     from solve.table import strategy_path
 
@@ -130,23 +131,9 @@ def run_solve(args) -> int:
         every = args.check_every or (10 if args.game == "rhode-island" else 50)
         bar = tqdm(total=total, initial=solver.iteration_ if total else 0, unit="it",
                    desc=f"{args.algorithm} {args.game}")
-        start_it = solver.iteration_
         try:
-            while True:
-                done = solver.iteration_ - start_it
-                step = every if total is None else min(every, total - solver.iteration_)
-                if step <= 0:
-                    break
-                solver.iterate(step)
-                bar.update(step)
-                solver.save(ckpt)
-                expl = exploitability(game, solver.average_strategy(), abstract=abstract)
-                bar.set_postfix(exploitability=f"{expl:.4g}")
-                if args.target_exploitability is not None and expl < args.target_exploitability:
-                    break
-                if args.time_limit is not None and time.time() - t0 >= args.time_limit:
-                    break
-                del done
+            iterate_until(solver, game, every, total=total, target=args.target_exploitability,
+                          time_limit=args.time_limit, started=t0, checkpoint=ckpt, bar=bar)
         finally:
             bar.close()
         strategy = solver.average_strategy()
