@@ -20,6 +20,8 @@ import psutil
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--interval", type=float, default=0.2, help="sampling period, seconds")
+    ap.add_argument("--log", default=None,
+                    help="also write 'seconds GiB processes' every sample to this file")
     ap.add_argument("command", nargs=argparse.REMAINDER, help="the command (after --)")
     args = ap.parse_args()
     cmd = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -29,6 +31,7 @@ def main() -> int:
     proc = subprocess.Popen(cmd)
     root = psutil.Process(proc.pid)
     peak = peak_procs = 0
+    log = open(args.log, "w") if args.log else None
     while proc.poll() is None:
         total = n = 0
         try:
@@ -42,7 +45,12 @@ def main() -> int:
             pass
         if total > peak:
             peak, peak_procs = total, n
+        if log:
+            log.write(f"{time.perf_counter() - t0:.1f} {total / 2**30:.3f} {n}\n")
+            log.flush()
         time.sleep(args.interval)
+    if log:
+        log.close()
     wall = time.perf_counter() - t0
     print(f"tree_rss: exit {proc.returncode}, wall {wall:.1f} s, peak tree RSS "
           f"{peak / 2**30:.2f} GiB ({peak_procs} processes at the peak)", file=sys.stderr)
