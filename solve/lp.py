@@ -58,8 +58,10 @@ def sequence_form(game: CompiledGame):
     return A, cons[0], cons[1], seq_offset, parent, n_seq
 
 
-def _solve_side(M, own, opp):
-    """max f'q s.t. opp'q - M'x <= 0, own x = e, x >= 0 ; returns (x, value)."""
+def _solve_side(M, own, opp, method: str = "highs", slack: bool = False):
+    """max f'q s.t. opp'q - M'x <= 0, own x = e, x >= 0 ; returns (x, value), and the slack
+    of each opponent-sequence constraint too when ``slack`` (``method="highs-ds"``, dual
+    simplex, gives a vertex: ``solve.lp_exact`` certifies from it)."""
     n_own = own.shape[1]
     m_opp = opp.shape[0]
     c = np.zeros(n_own + m_opp)
@@ -70,10 +72,12 @@ def _solve_side(M, own, opp):
     b_eq[0] = 1.0
     bounds = [(0, None)] * n_own + [(None, None)] * m_opp
     res = linprog(c, A_ub=A_ub, b_ub=np.zeros(A_ub.shape[0]), A_eq=A_eq, b_eq=b_eq, bounds=bounds,
-                  method="highs", options={"primal_feasibility_tolerance": 1e-10,
-                                           "dual_feasibility_tolerance": 1e-10})
+                  method=method, options={"primal_feasibility_tolerance": 1e-10,
+                                          "dual_feasibility_tolerance": 1e-10})
     if res.status != 0:
         raise RuntimeError(f"HiGHS failed: {res.message}")
+    if slack:
+        return res.x[:n_own], -res.fun, -(A_ub @ res.x)
     return res.x[:n_own], -res.fun
 
 

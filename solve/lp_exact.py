@@ -217,24 +217,15 @@ def _round_plan(sf: SequenceForm, p: int, x: np.ndarray, max_den: int) -> list:
 def _float_vertex(sf: SequenceForm, p: int) -> tuple[np.ndarray, np.ndarray]:
     """Player ``p``'s LP (:func:`_side`'s program) in floating point by HiGHS dual simplex,
     so the solution is a vertex: (own plan, slack of each opponent-sequence constraint)."""
-    import scipy.sparse as sp
-    from scipy.optimize import linprog
+    from solve.lp import _solve_side
 
     M = sf.A if p == 0 else -sf.A.T.tocsr()
-    own, opp = sf.constraints(p), sf.constraints(1 - p)
-    n_own, m_opp = own.shape[1], opp.shape[0]
-    c = np.zeros(n_own + m_opp)
-    c[n_own] = -1.0
-    A_ub = sp.hstack([-M.T, opp.T]).tocsr()
-    A_eq = sp.hstack([own, sp.csr_matrix((own.shape[0], m_opp))]).tocsr()
-    b_eq = np.zeros(own.shape[0])
-    b_eq[0] = 1.0
-    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(A_ub.shape[0]), A_eq=A_eq, b_eq=b_eq,
-                  bounds=[(0, None)] * n_own + [(None, None)] * m_opp, method="highs-ds",
-                  options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
-    if res.status != 0:
-        raise ExactLPError(f"HiGHS failed: {res.message}")
-    return res.x[:n_own], -(A_ub @ res.x)
+    try:
+        x, _, slack = _solve_side(M, sf.constraints(p), sf.constraints(1 - p), method="highs-ds",
+                                  slack=True)
+    except RuntimeError as exc:
+        raise ExactLPError(str(exc)) from None
+    return x, slack
 
 
 def _support_plan(sf: SequenceForm, ent: dict, p: int, S_own: np.ndarray, rows_opp: np.ndarray,
