@@ -111,6 +111,7 @@ def build_sequence_form(args):
 def run(args) -> int:
     from schema.paths import data_dir as resolve_data_dir
     from solve.commands import _NAME
+    from solve.loop import check_stop_args
     from solve.treeplex import behaviour, exploitability, value
 
     if args.algorithm not in ALGORITHMS:
@@ -121,14 +122,7 @@ def run(args) -> int:
         raise UserError(f"--abstraction is not supported for {args.game}")
     if args.resume:
         raise UserError("--resume is not supported for the classic games")
-    for flag in ("iterations", "check_every"):
-        v = getattr(args, flag)
-        if v is not None and v < 1:
-            raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
-    if args.time_limit is not None and args.time_limit <= 0:
-        raise UserError("--time-limit must be positive")
-    if args.target_exploitability is not None and args.target_exploitability <= 0:
-        raise UserError("--target-exploitability must be positive")
+    check_stop_args(args)
     if args.game == "draw27" and args.buckets == "iso" and (args.algorithm not in ("cfr", "cfr+", "dcfr")
                                                             or args.exact):
         raise UserError("draw27 with --buckets iso (unabstracted) is solved with cfr, cfr+ or dcfr")

@@ -71,7 +71,7 @@ def run_solve(args) -> int:
     from solve import kuhn3
     from solve.cfr import CFRSolver
     from solve.evaluate import expected_value, exploitability
-    from solve.loop import iterate_until
+    from solve.loop import check_stop_args, iterate_until
     from solve.lp import solve_lp
     from solve.table import strategy_path
 
@@ -88,14 +88,7 @@ def run_solve(args) -> int:
                         f"{', '.join(GAMES + classic_cli.GAMES)}, holdem")
     if args.algorithm not in ALGORITHMS:
         raise UserError(f"unknown algorithm {args.algorithm!r}; choose from {', '.join(ALGORITHMS)}")
-    for flag in ("iterations", "check_every"):
-        v = getattr(args, flag)
-        if v is not None and v < 1:
-            raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
-    if args.time_limit is not None and args.time_limit <= 0:
-        raise UserError("--time-limit must be positive")
-    if args.target_exploitability is not None and args.target_exploitability <= 0:
-        raise UserError("--target-exploitability must be positive")
+    check_stop_args(args)
     if args.abstraction is not None and args.game != "rhode-island":
         raise UserError(f"--abstraction is supported for rhode-island only, not {args.game}")
     name = args.name or f"{args.game}-{args.abstraction or 'full'}-{args.algorithm}"

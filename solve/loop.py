@@ -8,6 +8,21 @@ import math
 import time
 
 
+def check_stop_args(args) -> None:
+    """One-line errors for the stopping options of ``cli.py solve`` (iterations, check-every,
+    time limit, target exploitability)."""
+    from schema.errors import UserError
+
+    for flag in ("iterations", "check_every"):
+        v = getattr(args, flag)
+        if v is not None and v < 1:
+            raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
+    if args.time_limit is not None and args.time_limit <= 0:
+        raise UserError("--time-limit must be positive")
+    if args.target_exploitability is not None and args.target_exploitability <= 0:
+        raise UserError("--target-exploitability must be positive")
+
+
 def iterate_until(solver, game, every: int, *, total: int | None = None,
                   target: float | None = None, time_limit: float | None = None,
                   started: float | None = None, min_iteration: int | None = None,
