@@ -28,7 +28,8 @@ def main() -> None:
     ap.add_argument("a")
     ap.add_argument("b")
     ap.add_argument("--deals", type=int, default=200_000)
-    ap.add_argument("--baseline-deals", type=int, default=100_000)
+    ap.add_argument("--baseline-deals", type=int, default=100_000,
+                    help="deals of each strategy against the baselines (0: skip)")
     ap.add_argument("--a-weights", default=None, help="average weights to use for A (.npy)")
     ap.add_argument("--b-weights", default=None, help="average weights to use for B (.npy)")
     args = ap.parse_args()
@@ -42,7 +43,7 @@ def main() -> None:
     t0 = time.perf_counter()
     e = duplicate_match(ta, pa, pb, args.deals, seed=21)
     print(f"{pa.name} vs {pb.name}: {e} [{time.perf_counter() - t0:.0f}s]", flush=True)
-    for pol, tree in ((pa, ta), (pb, tb)):
+    for pol, tree in ((pa, ta), (pb, tb)) if args.baseline_deals > 0 else ():
         for make in (Policy.always_call, Policy.always_raise):
             opp = make(tree, pol.buckets)
             e = duplicate_match(tree, pol, opp, args.baseline_deals, seed=22)
