@@ -112,6 +112,7 @@ def run(args) -> int:
     from schema.paths import data_dir as resolve_data_dir
     from solve.commands import _NAME
     from solve.loop import check_stop_args
+    from solve.lp import REACH_TOL
     from solve.treeplex import behaviour, exploitability, value
 
     if args.algorithm not in ALGORITHMS:
@@ -154,7 +155,7 @@ def run(args) -> int:
     expl = exploitability(sf, x, y)
     val = value(sf, x, y)
     wall = time.time() - t0
-    beh = [behaviour(sf, p, plans[p], tol=0.0 if args.exact else 1e-12) for p in (0, 1)]
+    beh = [behaviour(sf, p, plans[p], tol=0.0 if args.exact else REACH_TOL) for p in (0, 1)]
     ddir = resolve_data_dir()
     path = _store(ddir, name, tree, beh, args.algorithm + ("-exact" if args.exact else ""), iterations,
                   wall, expl, val, _game_params(args))
