@@ -111,3 +111,92 @@ def test_matrix_free_sequence_form_equals_tree(buckets, ranks, suits):
     x, y = rng.random(sf.n_seq[0]), rng.random(sf.n_seq[1])
     np.testing.assert_allclose(op.A @ y, sf.A @ y, atol=1e-15)
     np.testing.assert_allclose(op.A.T @ x, sf.A.T @ x, atol=1e-15)
+
+
+# -- the unabstracted game evaluated over all deals (solve.draw27_raw) -----------------------
+
+def _random_plans(sf, seed):
+    from solve import _treeplex_kernels as K
+
+    rng = np.random.default_rng(seed)
+    plans = []
+    for p in (0, 1):
+        q = rng.random(sf.n_seq[p])
+        for o, k in zip(sf.offset[p], sf.nact[p]):
+            q[o:o + k] /= q[o:o + k].sum()
+        x = np.zeros(sf.n_seq[p])
+        K.plan_from_behaviour(q, sf.parent[p], sf.offset[p], sf.nact[p], x)
+        plans.append(x)
+    return plans
+
+
+@pytest.mark.parametrize("ranks,suits", [(4, 2), (3, 3)])
+def test_raw_pair_sums_merge_equals_plain_loop(ranks, suits):
+    from solve._draw27_raw_kernels import pair_sums, pair_sums_direct
+    from solve.draw27_raw import RawDraw27
+
+    g = RawDraw27(ranks, suits)
+    rng = np.random.default_rng(1)
+    Qf, Qs = rng.random((g.H, g.n, 6)), rng.random((g.H, g.n, 9))
+    out = [np.zeros((g.H, g.n, 6)), np.zeros((g.H, g.n, 9))]
+    ref = [np.zeros((g.H, g.n, 6)), np.zeros((g.H, g.n, 9))]
+    pair_sums(g.hand_mask, g.hand_ok, g.final_val, g.order, Qf, Qs, *out)
+    pair_sums_direct(g.hand_mask, g.hand_ok, g.final_val, Qf, Qs, *ref)
+    np.testing.assert_allclose(out[0], ref[0], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(out[1], ref[1], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("ranks,suits", [(4, 2), (3, 3)])
+def test_raw_evaluator_equals_dense_raw_game(ranks, suits):
+    from solve.draw27_raw import RawDraw27
+    from solve.treeplex import best_response_values
+
+    sf = sequence_form(D.draw27("raw", ranks, suits))
+    g = RawDraw27(ranks, suits)
+    assert g.deals == int(D._types("raw", ranks, suits, tree=False)[1].sum())
+    for seed in range(3):
+        x, y = _random_plans(sf, seed)
+        r = g.evaluate(g.lift(sf, x, y, "raw"))
+        b1, b2 = best_response_values(sf, x, y)
+        assert r.value == pytest.approx(value(sf, x, y), abs=1e-12)
+        assert r.value_check == pytest.approx(r.value, abs=1e-12)
+        assert r.br1 == pytest.approx(b1, abs=1e-12)
+        assert r.br2 == pytest.approx(b2, abs=1e-12)
+        assert r.exploitability == pytest.approx(exploitability(sf, x, y), abs=1e-12)
+
+
+@pytest.mark.parametrize("ranks,suits", [(4, 2), (3, 3)])
+def test_lifted_iso_profile_is_lossless_in_the_raw_game(ranks, suits):
+    from solve.draw27_raw import RawDraw27
+    from solve.treeplex import best_response_values
+
+    iso = sequence_form(D.draw27("iso", ranks, suits))
+    g = RawDraw27(ranks, suits)
+    # equilibrium (LP) and a far-from-equilibrium profile (few CFR+ iterations): lifting a
+    # lossless abstraction's profile keeps the value and both best-response values
+    x, y, v = solve_lp(iso)
+    profiles = [(x, y), SequenceCFR(iso, "cfr+").iterate(5).average()]
+    for x, y in profiles:
+        r = g.evaluate(g.lift(iso, x, y, "iso"))
+        b1, b2 = best_response_values(iso, x, y)
+        assert r.value == pytest.approx(value(iso, x, y), abs=1e-12)
+        assert r.br1 == pytest.approx(b1, abs=1e-12)
+        assert r.br2 == pytest.approx(b2, abs=1e-12)
+    assert r.exploitability > 1e-3  # the second profile is far from equilibrium
+    r = g.evaluate(g.lift(iso, *profiles[0], "iso"))
+    assert r.value == pytest.approx(v, abs=1e-9)
+    assert abs(r.exploitability) < 1e-9
+
+
+def test_lifted_bucketed_profile_keeps_its_value_but_not_its_exploitability():
+    from solve.draw27_raw import RawDraw27
+    from solve.treeplex import best_response_values
+
+    sf = sequence_form(D.draw27(2, 4, 2))
+    g = RawDraw27(4, 2)
+    x, y, v = solve_lp(sf)
+    r = g.evaluate(g.lift(sf, x, y, 2))
+    b1, b2 = best_response_values(sf, x, y)
+    assert r.value == pytest.approx(v, abs=1e-9)  # exact transitions: same value
+    assert r.br1 >= b1 - 1e-12 and r.br2 <= b2 + 1e-12  # finer information: better responses
+    assert r.exploitability > 1e-3

@@ -164,11 +164,9 @@ def draw27(buckets="iso", n_ranks: int = 7, n_suits: int = 3) -> Tree:
     return _build(name, W, S, labels2, view1, labels1)
 
 
-def _types(buckets, n_ranks: int, n_suits: int, tree: bool):
-    """(name, W, S, type labels, round-1 view of each type, round-1 labels)."""
-    from solve._classic_kernels import draw_enumerate
-
-    deck = _Deck(n_ranks, n_suits)
+def _type_maps(buckets, deck: _Deck):
+    """(name, type key of each drawable (hand, card) in ``np.nonzero(deck.drawable)`` order,
+    round-1 key of the same, {type key: label}, {round-1 key: label}) of ``buckets``."""
     H, n = len(deck.hands), deck.n
     hh, cc = np.nonzero(deck.drawable)
     if buckets == "raw":
@@ -202,6 +200,17 @@ def _types(buckets, n_ranks: int, n_suits: int, tree: bool):
         lab2 = {int(k): f"{int(k) // nb}.{int(k) % nb}" for k in np.unique(t_full)}
         lab1 = {int(k): str(int(k)) for k in np.unique(r1_full)}
         name = f"draw27-b{nb}"
+    return name, t_full, r1_full, lab2, lab1
+
+
+def _types(buckets, n_ranks: int, n_suits: int, tree: bool):
+    """(name, W, S, type labels, round-1 view of each type, round-1 labels)."""
+    from solve._classic_kernels import draw_enumerate
+
+    deck = _Deck(n_ranks, n_suits)
+    H, n = len(deck.hands), deck.n
+    hh, cc = np.nonzero(deck.drawable)
+    name, t_full, r1_full, lab2, lab1 = _type_maps(buckets, deck)
     # dense type ids (only types that occur), and the round-1 view of each type
     uniq_t, t_dense = np.unique(t_full, return_inverse=True)
     T = len(uniq_t)
