@@ -138,14 +138,18 @@ class LimitPokerSupport(GameSupport):
         """The game compiled with ``abstraction`` (None: the real game)."""
         if abstraction is None:
             return self.real()
+        from solve.games.compile import compile_game
+        from solve.games.rules import GAMES as RULES
+
+        return compile_game(RULES[self.game](), self.card_abstraction(abstraction))
+
+    def card_abstraction(self, abstraction: str):
+        """The card abstraction object named ``abstraction`` (in memory, else built ones)."""
         if abstraction in self.abstractions:
-            from solve.games.compile import compile_game
-            from solve.games.rules import GAMES as RULES
+            return self.abstractions[abstraction]
+        from solve.abstractions import load_abstraction
 
-            return compile_game(RULES[self.game](), self.abstractions[abstraction])
-        from solve.commands import _compile
-
-        return _compile(self.game, abstraction, self.data_dir)
+        return load_abstraction(abstraction, self.game, self.data_dir)
 
     # real game, strategies ---------------------------------------------------
     def real(self):
@@ -233,26 +237,30 @@ class LimitPokerSupport(GameSupport):
         stored like ``cli.py solve`` (same default name)."""
         from tqdm import tqdm
 
-        from solve.cfr import CFRSolver
+        from solve.abstract_cfr import make_solver
         from solve.commands import _store
         from solve.evaluate import expected_value, exploitability
-        from solve.loop import iterate_until
+        from solve.loop import iterate_until, measure
         from solve.table import strategy_path
 
         name = f"{self.game}-{abstraction or 'full'}-{algorithm}"
         t0 = time.time()
         game = self.compile(abstraction)
         abstract = game.abstraction is not None
+        ab = self.card_abstraction(abstraction) if abstract else None
+
+        def fresh():
+            return make_solver(game, algorithm, ab)
+
+        solver = fresh()  # on bucket types when the abstraction allows (solve.abstract_cfr)
         t_iter = time.time()
-        solver = CFRSolver(game, algorithm)
         ckpt = strategy_path(self.data_dir, name).with_name("checkpoint.npz")
         if ckpt.exists():
             try:
                 solver.load(ckpt)
             except (ValueError, KeyError, OSError):
-                solver = CFRSolver(game, algorithm)
-        expl = exploitability(game, solver.average_strategy(), abstract=abstract) \
-            if solver.iteration_ else float("inf")
+                solver = fresh()
+        expl = measure(solver, game, abstract) if solver.iteration_ else float("inf")
         bar = tqdm(desc=f"solve {abstraction or self.game}", unit="it", initial=solver.iteration_,
                    disable=not progress, file=sys.stderr)
         try:

@@ -42,6 +42,10 @@ def register(subparsers) -> None:
                         "rhode-island, 50 otherwise)")
     p.add_argument("--name", default=None, help="strategy name (default GAME-ABSTRACTION-ALGORITHM)")
     p.add_argument("--resume", action="store_true", help="continue from the run's checkpoint")
+    p.add_argument("--engine", choices=("auto", "form", "tree"), default="auto",
+                   help="CFR on an abstraction: 'form' iterates on bucket types (solve."
+                        "abstract_cfr; fast, up to 4000 final buckets), 'tree' on the public "
+                        "tree; auto (default) picks form when it fits")
     classic_cli.add_arguments(p)
     from solve import holdem_cli  # limit Texas Hold'em (issue 6)
 
@@ -53,7 +57,8 @@ def register(subparsers) -> None:
     e.set_defaults(func=run_evaluate)
 
 
-def _compile(game: str, abstraction: str | None, data_dir: Path):
+def _compile(game: str, abstraction: str | None, data_dir: Path, with_abstraction: bool = False):
+    """The compiled game (and, if ``with_abstraction``, the card abstraction object too)."""
     from solve.games.compile import compile_game
     from solve.games.rules import GAMES as RULES
 
@@ -62,14 +67,15 @@ def _compile(game: str, abstraction: str | None, data_dir: Path):
         from solve.abstractions import load_abstraction
 
         ab = load_abstraction(abstraction, game, data_dir)
-    return compile_game(RULES[game](), ab)
+    g = compile_game(RULES[game](), ab)
+    return (g, ab) if with_abstraction else g
 
 
 def run_solve(args) -> int:
     from tqdm import tqdm
 
     from solve import kuhn3
-    from solve.cfr import CFRSolver
+    from solve.abstract_cfr import make_solver
     from solve.evaluate import expected_value, exploitability
     from solve.loop import check_stop_args, iterate_until
     from solve.lp import solve_lp
@@ -102,7 +108,7 @@ def run_solve(args) -> int:
         return kuhn3.solve_command(args, name, ddir)
 
     t0 = time.time()
-    game = _compile(args.game, args.abstraction, ddir)
+    game, card_abstraction = _compile(args.game, args.abstraction, ddir, with_abstraction=True)
     abstract = game.abstraction is not None
     ckpt = strategy_path(ddir, name).with_name("checkpoint.npz")
     if args.algorithm == "lp":
@@ -111,7 +117,11 @@ def run_solve(args) -> int:
         strategy, _ = solve_lp(game)
         iterations = 0
     else:
-        solver = CFRSolver(game, args.algorithm)
+        try:
+            solver = make_solver(game, args.algorithm, card_abstraction,
+                                 getattr(args, "engine", "auto"))
+        except ValueError as exc:
+            raise UserError(f"--engine form: {exc}") from None
         if args.resume:
             if not ckpt.exists():
                 raise UserError(f"no checkpoint to resume for {name!r} ({ckpt})")

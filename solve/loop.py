@@ -27,7 +27,8 @@ def iterate_until(solver, game, every: int, *, total: int | None = None,
                   target: float | None = None, time_limit: float | None = None,
                   started: float | None = None, min_iteration: int | None = None,
                   expl: float = math.inf, checkpoint=None, bar=None) -> float:
-    """Run ``solver`` (``solve.cfr.CFRSolver`` on ``game``) in steps of ``every`` iterations
+    """Run ``solver`` (``solve.cfr.CFRSolver``, or ``solve.abstract_cfr.AbstractFormSolver``, on
+    ``game``) in steps of ``every`` iterations
     (the last one shorter so as to stop at ``total`` iterations in all, counting any resumed).
 
     After each step the solver is saved to ``checkpoint`` (a path; None: not saved) and its
@@ -40,8 +41,6 @@ def iterate_until(solver, game, every: int, *, total: int | None = None,
 
     Returns the last exploitability measured (``expl`` if no step was run).
     """
-    from solve.evaluate import exploitability
-
     abstract = game.abstraction is not None
     started = time.time() if started is None else started
     floor = solver.iteration_ if min_iteration is None else min_iteration
@@ -57,7 +56,17 @@ def iterate_until(solver, game, every: int, *, total: int | None = None,
             bar.update(step)
         if checkpoint is not None:
             solver.save(checkpoint)
-        expl = exploitability(game, solver.average_strategy(), abstract=abstract)
+        expl = measure(solver, game, abstract)
         if bar is not None:
             bar.set_postfix(exploitability=f"{expl:.4g}")
     return expl
+
+
+def measure(solver, game, abstract: bool) -> float:
+    """Exploitability of ``solver``'s average strategy in its own game (the abstract one if
+    ``abstract``): on the solver's sequence form when it has one, else on ``game``."""
+    if hasattr(solver, "abstract_exploitability"):
+        return solver.abstract_exploitability()
+    from solve.evaluate import exploitability
+
+    return exploitability(game, solver.average_strategy(), abstract=abstract)

@@ -1,0 +1,128 @@
+"""CFR-family solving of an abstracted limit poker game on its type-level sequence form.
+
+Same algorithms as :mod:`solve.cfr` (CFR, CFR+, DCFR with alternating updates; here via
+:class:`solve.treeplex.SequenceCFR`) on the same abstract game, but over the matrix-free
+sequence form of :mod:`solve.games.abstract_form`: one iteration is a few dense matrix
+products over bucket types instead of a sweep of the public tree for every board, so an
+abstract Rhode Island Hold'em game with 125 final buckets iterates in milliseconds.
+
+:class:`AbstractFormSolver` has the interface :func:`solve.loop.iterate_until` and the CLI use
+(``iteration_``, ``iterate``, ``save``/``load``, ``average_strategy``) plus
+:meth:`AbstractFormSolver.abstract_exploitability`, exact in the abstract game and computed
+on the sequence form. Strategies come back on the compiled abstract game, so storing and
+evaluating them in the real game is unchanged.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from solve.games.abstract_form import AbstractForm, to_strategy
+from solve.games.compile import CompiledGame
+from solve.strategy import Strategy
+from solve.treeplex import SequenceCFR, exploitability, value
+
+FORMAT = "abstract-form-1"
+BLAS_THREADS_MIN_TYPES = 1000  # below this many final-round types, one BLAS thread
+
+
+class AbstractFormSolver:
+    """CFR-family solver on ``form`` (built for ``game``'s rules and abstraction).
+
+    Args:
+        form: :func:`solve.games.abstract_form.abstract_form` of the game.
+        game: the same game compiled with the same abstraction (for the strategy it returns).
+        algorithm: "cfr", "cfr+" or "dcfr" (DCFR alpha=1.5, beta=0, gamma=2).
+    """
+
+    def __init__(self, form: AbstractForm, game: CompiledGame, algorithm: str = "cfr+"):
+        if game.abstraction != form.abstraction:
+            raise ValueError("the form and the compiled game have different abstractions")
+        self.form, self.game, self.algorithm = form, game, algorithm
+        self._cfr = SequenceCFR(form.sf, algorithm)
+
+    @property
+    def iteration_(self) -> int:
+        return self._cfr.iteration
+
+    def iterate(self, iterations: int = 1) -> "AbstractFormSolver":
+        from threadpoolctl import threadpool_limits
+
+        # small matrix products: BLAS threads cost more than they save (and spin when the
+        # machine is busy); large ones use the BLAS default
+        limit = 1 if self.form.n_types[-1] < BLAS_THREADS_MIN_TYPES else None
+        with threadpool_limits(limits=limit, user_api="blas"):
+            self._cfr.iterate(int(iterations))
+        return self
+
+    def plans(self) -> tuple[np.ndarray, np.ndarray]:
+        """Average realization plans (x, y)."""
+        return self._cfr.average()
+
+    def abstract_exploitability(self) -> float:
+        """Exploitability (chips) of the average strategy in the abstract game."""
+        return exploitability(self.form.sf, *self.plans())
+
+    def abstract_value(self) -> float:
+        """Player 1's expected value of the average strategy profile."""
+        return value(self.form.sf, *self.plans())
+
+    def average_strategy(self) -> Strategy:
+        return to_strategy(self.form, self.game, *self.plans())
+
+    def save(self, path: str | Path) -> None:
+        """Checkpoint regrets, average plans and the iteration count (atomic rename)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp.npz")
+        c = self._cfr
+        np.savez(tmp, format=FORMAT, algorithm=self.algorithm, n_seq=np.array(self.form.sf.n_seq),
+                 regret0=c.regret[0], regret1=c.regret[1], avg0=c.avg[0], avg1=c.avg[1],
+                 weight=np.array(c.weight), iteration=c.iteration)
+        tmp.replace(path)
+
+    def load(self, path: str | Path) -> "AbstractFormSolver":
+        """Restore a checkpoint written by :meth:`save` for the same game and algorithm.
+
+        Raises:
+            ValueError: a checkpoint of another solver, algorithm or game.
+        """
+        with np.load(path) as z:
+            if "format" not in z.files or str(z["format"]) != FORMAT:
+                raise ValueError("checkpoint was written by the public-tree solver, not this one")
+            if str(z["algorithm"]) != self.algorithm:
+                raise ValueError(f"checkpoint is for {z['algorithm']}, not {self.algorithm}")
+            if tuple(int(v) for v in z["n_seq"]) != tuple(self.form.sf.n_seq):
+                raise ValueError("checkpoint is for a different game or abstraction")
+            c = self._cfr
+            c.regret = [z["regret0"].copy(), z["regret1"].copy()]
+            c.avg = [z["avg0"].copy(), z["avg1"].copy()]
+            c.weight = [float(w) for w in z["weight"]]
+            c.iteration = int(z["iteration"])
+        for p in (0, 1):
+            self._cfr._match(p)
+        return self
+
+
+def make_solver(game: CompiledGame, algorithm: str, abstraction=None, engine: str = "auto"):
+    """The CFR-family solver for ``game``: :class:`AbstractFormSolver` when the game is
+    abstracted by ``abstraction`` (the card abstraction object it was compiled with) and has
+    at most :data:`solve.games.abstract_form.MAX_TYPES` final-round types, else the
+    public-tree :class:`solve.cfr.CFRSolver`. ``engine``: "auto", "form" (raise if it cannot
+    be used) or "tree"."""
+    from solve.cfr import CFRSolver
+    from solve.games.abstract_form import abstract_form
+
+    if engine not in ("auto", "form", "tree"):
+        raise ValueError(f"engine must be auto, form or tree, got {engine!r}")
+    if engine != "tree" and game.abstraction is not None and abstraction is not None:
+        try:
+            return AbstractFormSolver(abstract_form(game.rules, abstraction), game, algorithm)
+        except ValueError:
+            if engine == "form":
+                raise
+    elif engine == "form":
+        raise ValueError("the type-level form needs an abstracted game")
+    return CFRSolver(game, algorithm)

@@ -1,0 +1,138 @@
+"""The type-level sequence form of an abstracted game (solve.games.abstract_form) is the same
+game the public-tree compiler builds with the abstraction: equal values, equal abstract best
+responses; CFR on it solves the abstract game; checkpoints resume exactly."""
+
+import numpy as np
+import pytest
+
+from solve.abstract_cfr import AbstractFormSolver, make_solver
+from solve.abstractions import FunctionAbstraction
+from solve.cfr import CFRSolver
+from solve.evaluate import expected_value, exploitability
+from solve.games.abstract_form import abstract_form, to_strategy
+from solve.games.compile import compile_game
+from solve.games.rules import LimitPokerRules, leduc
+from solve.lp import solve_lp
+from solve.strategy import Strategy
+from solve.treeplex import exploitability as form_exploitability
+from solve.treeplex import value as form_value
+from solve import _treeplex_kernels as TK
+
+from leduc_buckets import LEDUC_VALUE, leduc_coarse, leduc_lossless
+
+
+def three_rounds() -> LimitPokerRules:
+    """A small 3-round game shaped like Rhode Island Hold'em (1 private card, then 1 and 1
+    public cards; 4 ranks x 3 suits)."""
+    return LimitPokerRules(name="mini-ri", n_ranks=4, n_suits=3, private_cards=1,
+                           public_cards=(0, 1, 1), bet_sizes=(2, 4, 4), bet_caps=(2, 2, 2),
+                           contributions=(1, 1), first_to_act=(0, 0, 0), ranking="leduc",
+                           rank_symbols="JQKA", suit_symbols="abc")
+
+
+def mini_buckets(r, hands, board):
+    """Rank (4), then rank x paired-with-flop merged for the two top ranks (7), then x paired
+    with the turn card (14): nested, suit-invariant."""
+    rank = hands[:, 0] // 3
+    if r == 0:
+        return rank
+    b1 = np.minimum(rank * 2 + (rank == board[0] // 3), 6)
+    if r == 1:
+        return b1
+    return b1 * 2 + (rank == board[1] // 3)
+
+
+def _random_plans(form, rng):
+    """Realization plans of random behaviour strategies (some actions never taken)."""
+    sf = form.sf
+    plans = []
+    for p in (0, 1):
+        q = rng.random(sf.n_seq[p]) * (rng.random(sf.n_seq[p]) > 0.2)
+        for o, n in zip(sf.offset[p], sf.nact[p]):
+            block = q[o:o + n]
+            q[o:o + n] = block / block.sum() if block.sum() > 0 else 1.0 / n
+        x = np.zeros(sf.n_seq[p])
+        TK.plan_from_behaviour(q, sf.parent[p], sf.offset[p], sf.nact[p], x)
+        plans.append(x)
+    return plans
+
+
+CASES = [(leduc, leduc_coarse), (leduc, leduc_lossless), (three_rounds, mini_buckets)]
+
+
+@pytest.mark.parametrize("rules,fn", CASES)
+def test_form_is_the_compiled_abstract_game(rules, fn):
+    ab = FunctionAbstraction(fn.__name__, fn)
+    form = abstract_form(rules(), ab)
+    game = compile_game(rules(), ab)
+    assert sum(len(k) for k in form.keys) == game.n_infosets
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        x, y = _random_plans(form, rng)
+        s = to_strategy(form, game, x, y)
+        assert form_value(form.sf, x, y) == pytest.approx(expected_value(game, s), abs=1e-12)
+        assert form_exploitability(form.sf, x, y) == pytest.approx(
+            exploitability(game, s, abstract=True), abs=1e-12)
+
+
+def test_cfr_on_the_form_matches_the_lp_and_the_tree():
+    ab = FunctionAbstraction("coarse", leduc_coarse)
+    game = compile_game(leduc(), ab)
+    _, v_lp = solve_lp(game)
+    solver = make_solver(game, "cfr+", ab)
+    assert isinstance(solver, AbstractFormSolver)
+    solver.iterate(3000)
+    assert solver.abstract_exploitability() < 1e-4
+    assert solver.abstract_value() == pytest.approx(v_lp, abs=1e-4)
+    s = solver.average_strategy()
+    assert exploitability(game, s, abstract=True) == pytest.approx(
+        solver.abstract_exploitability(), abs=1e-12)
+    tree = CFRSolver(game, "cfr+").iterate(3000).average_strategy()
+    assert expected_value(game, tree) == pytest.approx(expected_value(game, s), abs=2e-4)
+
+
+def test_lossless_form_keeps_the_value():
+    ab = FunctionAbstraction("lossless", leduc_lossless)
+    solver = make_solver(compile_game(leduc(), ab), "dcfr", ab).iterate(2000)
+    assert solver.abstract_value() == pytest.approx(LEDUC_VALUE, abs=1e-4)
+
+
+def test_checkpoint_resumes_exactly(tmp_path):
+    ab = FunctionAbstraction("mini", mini_buckets)
+    game = compile_game(three_rounds(), ab)
+    form = abstract_form(three_rounds(), ab)
+    for alg in ("cfr+", "dcfr"):
+        straight = AbstractFormSolver(form, game, alg).iterate(60)
+        half = AbstractFormSolver(form, game, alg).iterate(25)
+        half.save(tmp_path / "c.npz")
+        resumed = AbstractFormSolver(form, game, alg).load(tmp_path / "c.npz").iterate(35)
+        assert resumed.iteration_ == 60
+        for a, b in zip(straight.plans(), resumed.plans()):
+            np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="dcfr"):  # c.npz holds the dcfr run now
+        AbstractFormSolver(form, game, "cfr+").load(tmp_path / "c.npz")
+    CFRSolver(game, "cfr+").save(tmp_path / "tree.npz")
+    with pytest.raises(ValueError, match="public-tree"):
+        AbstractFormSolver(form, game, "cfr+").load(tmp_path / "tree.npz")
+
+
+def test_unreached_infosets_are_flagged():
+    ab = FunctionAbstraction("coarse", leduc_coarse)
+    game = compile_game(leduc(), ab)
+    solver = make_solver(game, "cfr+", ab).iterate(500)
+    s = solver.average_strategy()
+    assert isinstance(s, Strategy)
+    un = s.unreached()
+    # every flagged infoset has a uniform placeholder row
+    nact = game.info_nact[un]
+    np.testing.assert_allclose(s.probs[un].sum(axis=1), 1.0)
+    assert all(np.allclose(s.probs[i, :n], 1.0 / n) for i, n in zip(un, nact))
+
+
+def test_too_many_types_falls_back_to_the_tree():
+    ab = FunctionAbstraction("lossless", leduc_lossless)
+    game = compile_game(leduc(), ab)
+    with pytest.raises(ValueError, match="exceed"):
+        abstract_form(leduc(), ab, max_types=3)
+    assert isinstance(make_solver(game, "cfr+", None), CFRSolver)
+    assert isinstance(make_solver(game, "cfr+", ab, engine="tree"), CFRSolver)
