@@ -31,6 +31,23 @@ class FunctionAbstraction:
         return np.asarray(self._fn(round, hands, board), dtype=np.int64)
 
 
+def ri_rank_category(r: int, hands: np.ndarray, board: np.ndarray) -> np.ndarray:
+    """A hand-made Rhode Island Hold'em bucketing, ``ri-13-25-125`` in tests and benchmarks:
+    13 buckets (rank), then 25 (rank x paired with the flop card, the two ace buckets merged),
+    then up to 125 (x the 3-card hand category, straights and better merged): nested and
+    suit-invariant. Use as ``FunctionAbstraction("ri-13-25-125", ri_rank_category)``."""
+    from etl.rhode_island import hand_rank3
+
+    rank = hands[:, 0] // 4
+    if r == 0:
+        return rank
+    b1 = np.minimum(rank * 2 + (rank == board[0] // 4), 24)
+    if r == 1:
+        return b1
+    cards = np.column_stack([hands[:, 0], np.full(len(hands), board[0]), np.full(len(hands), board[1])])
+    return b1 * 5 + np.minimum(hand_rank3(cards) >> 12, 4)
+
+
 class RhodeIslandTableAbstraction:
     """Rhode Island Hold'em buckets per canonical hand (rows of ``etl.rhode_island.hand_tree``).
 

@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from solve.abstractions import FunctionAbstraction
+from solve.abstractions import FunctionAbstraction, ri_rank_category
 from solve.cfr import CFRSolver
 from solve.evaluate import exploitability, expected_value, head_to_head
 from solve.games.compile import compile_game
@@ -53,23 +53,9 @@ def test_bucket_sequences_keep_perfect_recall():
     assert exploitability(g, s, abstract=True) == pytest.approx(0.0, abs=1e-9)
 
 
-def ri_13_25_125(r, hands, board):
-    """13 buckets (rank), then 25 (rank x paired, aces merged), then 125 (x category)."""
-    from etl.rhode_island import hand_rank3
-
-    rank = hands[:, 0] // 4
-    if r == 0:
-        return rank
-    b1 = np.minimum(rank * 2 + (rank == board[0] // 4), 24)
-    if r == 1:
-        return b1
-    cards = np.column_stack([hands[:, 0], np.full(len(hands), board[0]), np.full(len(hands), board[1])])
-    return b1 * 5 + np.minimum(hand_rank3(cards) >> 12, 4)
-
-
 @pytest.mark.skipif(not os.environ.get("POKER_SLOW_TESTS"), reason="slow (minutes): set POKER_SLOW_TESTS=1")
 def test_rhode_island_abstract_lp_vs_cfr_plus():
-    g = compile_game(rhode_island(), FunctionAbstraction("ri-13-25-125", ri_13_25_125))
+    g = compile_game(rhode_island(), FunctionAbstraction("ri-13-25-125", ri_rank_category))
     s_lp, v_lp = solve_lp(g)
     solver = CFRSolver(g, "cfr+")
     while True:
