@@ -200,3 +200,24 @@ def test_lifted_bucketed_profile_keeps_its_value_but_not_its_exploitability():
     assert r.value == pytest.approx(v, abs=1e-9)  # exact transitions: same value
     assert r.br1 >= b1 - 1e-12 and r.br2 <= b2 + 1e-12  # finer information: better responses
     assert r.exploitability > 1e-3
+
+
+def test_full_deck_lifted_iso_profile_is_lossless():
+    # 21 cards: the raw game (23,940 (hand, card) per player) is evaluated over all
+    # 227,908,800 deals; a (far from equilibrium) iso CFR+ profile keeps its iso value and
+    # both best-response values when every raw information set plays its class's strategy
+    from solve.draw27_raw import RawDraw27
+    from solve.games.draw27 import draw27_sequence_form
+    from solve.treeplex import best_response_values
+
+    iso = draw27_sequence_form("iso")
+    x, y = SequenceCFR(iso, "cfr+").iterate(3).average()
+    g = RawDraw27()
+    assert g.deals == 1330 * 816 * 15 * 14
+    r = g.evaluate(g.lift(iso, x, y, "iso"))
+    b1, b2 = best_response_values(iso, x, y)
+    assert r.value == pytest.approx(value(iso, x, y), abs=1e-12)
+    assert r.value_check == pytest.approx(r.value, abs=1e-12)
+    assert r.br1 == pytest.approx(b1, abs=1e-12)
+    assert r.br2 == pytest.approx(b2, abs=1e-12)
+    assert r.exploitability > 1e-2

@@ -21,7 +21,9 @@ sequence = (round-1 bucket, round-2 bucket)); the game over buckets has chance w
 ``W[t1, t2]`` (number of deals) and showdown sums ``S[t1, t2]`` enumerated exactly over all
 deals (hand 1, hand 2, drawn card 1, drawn card 2) -- no sampling:
 
-- ``"raw"``: no abstraction (type = (hand, drawn card)); small decks only;
+- ``"raw"``: no abstraction (type = (hand, drawn card)); small decks only (at full size,
+  :mod:`solve.draw27_raw` evaluates profiles of the unabstracted game over all deals without
+  W/S: value and exact best responses, e.g. of a lifted iso or bucketed solution);
 - ``"iso"``: the finest lossless bucketing, suit-isomorphism classes of (hand) and
   (hand, drawn card) (Gilpin & Sandholm 2007: lossless abstraction by isomorphism);
 - an integer ``n``: ``n`` round-1 buckets by expected final-hand strength and ``n`` round-2
