@@ -136,3 +136,16 @@ def test_too_many_types_falls_back_to_the_tree():
         abstract_form(leduc(), ab, max_types=3)
     assert isinstance(make_solver(game, "cfr+", None), CFRSolver)
     assert isinstance(make_solver(game, "cfr+", ab, engine="tree"), CFRSolver)
+
+
+@pytest.mark.parametrize("rules,fn", CASES[1:])
+def test_sparse_matrices_give_the_same_game(rules, fn, monkeypatch):
+    import solve.games.abstract_form as AF
+
+    ab = FunctionAbstraction(fn.__name__, fn)
+    dense = abstract_form(rules(), ab)
+    monkeypatch.setattr(AF, "SPARSE_BELOW", 1.01)  # every matrix sparse
+    sparse = abstract_form(rules(), ab)
+    x, y = _random_plans(dense, np.random.default_rng(1))
+    np.testing.assert_allclose(sparse.sf.A @ y, dense.sf.A @ y, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(sparse.sf.A.T @ x, dense.sf.A.T @ x, rtol=0, atol=1e-15)

@@ -21,8 +21,10 @@ abstraction; tests check values and best responses agree).
 The sequence form has no chance nodes of its own, so :mod:`solve.treeplex` (best response,
 CFR, CFR+, DCFR) runs on it unchanged; :func:`to_strategy` maps a solution to the compiled
 abstract game's infosets (label ``"b0.b1.b2"``, betting history), where the rest of the
-project evaluates it in the real game. Dense matrices: meant for up to a few thousand
-final-round types (``MAX_TYPES``).
+project evaluates it in the real game. Matrices that are mostly zeros (lossless types: only
+types on the same board meet) are kept sparse, the others dense; the form is built for up to
+``MAX_TYPES`` final-round types and ``MAX_WORK`` matrix entries (beyond that the public-tree
+solver is the faster one).
 """
 
 from __future__ import annotations
@@ -32,12 +34,28 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from solve.games import ranking
 from solve.games.compile import CardAbstraction, CompiledGame
 from solve.games.rules import LimitPokerRules
 
-MAX_TYPES = 4000  # final-round types per player (dense n x n matrices)
+MAX_TYPES = 10_000  # final-round types per player (enumerated into dense n x n counts)
+MAX_WORK = 32_000_000  # nonzero entries of the final-round matrices (two dense 4000 x 4000)
+SPARSE_BELOW = 0.1  # matrices with a smaller fraction of nonzero entries are kept sparse
+
+
+def _compact(m):
+    """``m`` as a CSR matrix if it is mostly zeros (e.g. lossless types, which meet only
+    types on the same board), else dense."""
+    if sp.issparse(m):
+        return m if m.nnz < SPARSE_BELOW * m.shape[0] * m.shape[1] else m.toarray()
+    nnz = np.count_nonzero(m)
+    return sp.csr_matrix(m) if nnz < SPARSE_BELOW * m.size else m
+
+
+def _nnz(m) -> int:
+    return int(m.nnz) if sp.issparse(m) else int(m.size)
 _FOLD, _SHOWDOWN, _DECISION = 0, 1, 2
 
 
@@ -157,11 +175,13 @@ def _betting(rules: LimitPokerRules):
 
 
 def abstract_form(rules: LimitPokerRules, abstraction: CardAbstraction,
-                  max_types: int = MAX_TYPES) -> AbstractForm:
+                  max_types: int = MAX_TYPES, max_work: int = MAX_WORK) -> AbstractForm:
     """Build the matrix-free sequence form of ``rules`` abstracted by ``abstraction``.
 
     Raises:
-        ValueError: more than ``max_types`` final-round types, or a malformed abstraction.
+        ValueError: more than ``max_types`` final-round types, final-round matrices with more
+            than ``max_work`` entries (dense, or nonzero if sparse: then the public-tree
+            solver is faster), or a malformed abstraction.
     """
     import time
 
@@ -180,7 +200,7 @@ def abstract_form(rules: LimitPokerRules, abstraction: CardAbstraction,
     R = rules.rounds
     nT = n_types[-1]
     if nT > max_types:
-        raise ValueError(f"{nT} final-round types per player exceed {max_types} (dense matrices)")
+        raise ValueError(f"{nT} final-round types per player exceed {max_types}")
 
     # exact deal enumeration on final boards: counts and showdown sign sums per type pair
     final_boards, _ = boards[-1]
@@ -203,21 +223,23 @@ def abstract_form(rules: LimitPokerRules, abstraction: CardAbstraction,
         left -= m
     if total != expect:
         raise ValueError(f"enumerated {total:.0f} deals, expected {expect}")
-    S = Sc / total
+    S = _compact(Sc / total)
+    Wf = _compact(Wc / total)
+    del Sc, Wc
     # fold matrices per round: the final joint probabilities aggregated to round-r types
     anc = [np.arange(nT)]
     for r in range(R - 1, 0, -1):
         anc.insert(0, types[r][1][anc[0]])
     Wr = []
-    Wf = Wc / total
     for r in range(R):
         if r == R - 1:
             Wr.append(Wf)
             continue
-        n = n_types[r]
-        M = np.zeros((n, nT))
-        M[anc[r], np.arange(nT)] = 1.0
-        Wr.append(M @ Wf @ M.T)
+        M = sp.csr_matrix((np.ones(nT), (anc[r], np.arange(nT))), shape=(n_types[r], nT))
+        Wr.append(_compact(M @ (M @ Wf).T))  # Wf is symmetric
+    nnz = sum(_nnz(m) for m in (S, Wf))
+    if nnz > max_work:
+        raise ValueError(f"{nnz:,} final-round matrix entries exceed {max_work:,}")
 
     # sequences over the betting tree
     nodes = _betting(rules)
