@@ -273,7 +273,7 @@ class LimitPokerSupport(GameSupport):
             bar.close()
         strategy = solver.average_strategy()
         real_expl = exploitability(game, strategy)
-        abs_expl = exploitability(game, strategy, abstract=True) if abstract else None
+        abs_expl = measure(solver, game, True) if abstract else None
         path, digest = _store(self.data_dir, name, strategy, self.game, game.abstraction,
                               algorithm, solver.iteration_, time.time() - t0, real_expl, abs_expl,
                               expected_value(game, strategy))
