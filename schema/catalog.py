@@ -9,8 +9,11 @@ connections are short-lived: open, write, close (``session_scope``).
 
 from __future__ import annotations
 
+import atexit
 import datetime as dt
+import sys
 import time
+import types
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -54,22 +57,75 @@ def session_scope(data_dir: str | Path | None = None, retries: int = 50) -> Iter
     """
     _import_models()
     for attempt in range(retries):
+        engine = make_engine(data_dir)
         try:
-            engine = make_engine(data_dir)
             Base.metadata.create_all(engine)
             break
         except Exception as exc:  # duckdb raises IOException on a held lock
+            engine.dispose()
             if "lock" not in str(exc).lower() or attempt == retries - 1:
                 raise
             time.sleep(0.2)
-    with Session(engine) as session:
-        try:
-            yield session
-            session.commit()
-        except BaseException:
-            session.rollback()
-            raise
-    engine.dispose()
+    try:
+        with Session(engine) as session:
+            try:
+                yield session
+                session.commit()
+            except BaseException:
+                session.rollback()
+                raise
+    finally:
+        engine.dispose()
+
+
+_DIALECT_PACKAGE = "duckdb_engine"
+
+
+def _release_dialect_at_exit() -> None:
+    """Drop the DuckDB SQLAlchemy dialect's references to DuckDB's extension objects at exit.
+
+    Without this, commands that use pyarrow and the catalog print dozens of
+    ``nanobind: leaked ... DuckDBPyType / DuckDBPyConnection`` lines at interpreter exit.
+    Nothing leaks while a command runs (catalog connections are NullPool and disposed; no
+    connection is open at exit). The objects reported are module-level: the
+    ``DuckDBPyConnection`` class (with its methods, whose default arguments hold the enum types
+    and the ``duckdb.sqltypes`` constants). They outlive interpreter teardown because
+    pyarrow's pandas shim holds pandas in a C-level static that is never released; from pandas,
+    typing caches and SQLAlchemy's registries (``@compiles`` dispatchers, PG ``ischema_names``)
+    keep duckdb_engine's classes and functions alive, and through their ``__annotations__``
+    (``c: duckdb.DuckDBPyConnection``) and their module globals (which CPython 3.11 never wipes,
+    as the ``duckdb_engine`` module object itself dies before the wipe) they keep DuckDB's
+    extension types alive past nanobind's leak check. Dropping those references here -- after
+    the command and the catalog are done, when only interpreter teardown is left -- lets
+    teardown free DuckDB's objects. Runs only if the dialect was loaded.
+    """
+    modules = [m for name, m in list(sys.modules.items()) if isinstance(m, types.ModuleType)
+               and (name == _DIALECT_PACKAGE or name.startswith(_DIALECT_PACKAGE + "."))]
+    for module in modules:
+        namespace = vars(module)
+        for value in list(namespace.values()):
+            _drop_annotations(value)
+        for key in [k for k in namespace if not k.startswith("__")]:
+            namespace[key] = None  # what CPython's module teardown does to a live module
+
+
+def _drop_annotations(obj, depth: int = 0) -> None:
+    """Empty the annotations of a duckdb_engine function or class (and of its methods)."""
+    obj = getattr(obj, "__func__", obj)  # classmethod / staticmethod
+    obj = getattr(obj, "__wrapped__", obj)  # lru_cache and other wrappers
+    if not str(getattr(obj, "__module__", "")).startswith(_DIALECT_PACKAGE):
+        return  # e.g. SQLAlchemy's functions imported into duckdb_engine's namespace
+    if isinstance(obj, types.FunctionType):
+        obj.__annotations__ = {}
+    elif isinstance(obj, type) and depth == 0:
+        annotations = obj.__dict__.get("__annotations__")
+        if isinstance(annotations, dict):
+            annotations.clear()
+        for value in list(vars(obj).values()):
+            _drop_annotations(value, depth + 1)
+
+
+atexit.register(_release_dialect_at_exit)
 
 
 # Columns several catalog models share, declared once here (``created: Mapped[dt.datetime] =
