@@ -33,10 +33,14 @@ def summary_rows(data_dir: Path, game: str, strategies: list[str]) -> list[dict]
 
 
 def winners(rows: list[dict]) -> list[dict]:
-    """Per granularity (requested buckets), the best method on each measure."""
+    """Per granularity (requested buckets), the best method on each measure; granularities
+    with a single method (e.g. the lossless abstraction's own bucket counts) have no contest
+    and no row."""
     out = []
     for buckets in dict.fromkeys(r["buckets"] for r in rows):
         group = [r for r in rows if r["buckets"] == buckets]
+        if len({r["method"] for r in group}) < 2:
+            continue
         line = {"buckets": buckets}
         for key, (col, _, better) in PLOTS.items():
             vals = [(r[col], r["method"]) for r in group if r[col] is not None]

@@ -136,3 +136,16 @@ def test_cli_compare_prints_tables_and_report(kuhn_dir, capsys):
         assert title in out
     text = (report / "README.md").read_text()
     assert "kuhn-full-lp" in text and "| strategy |" in text
+
+
+def test_winners_skip_granularities_without_a_contest():
+    from queries.report import winners
+
+    def row(method, buckets, expl):
+        return {"method": method, "buckets": buckets, "exploitability": expl,
+                "h2h_same_granularity": 0.0, "vs_equilibrium": -expl, "value_error": expl / 10}
+
+    rows = [row("eb", "2,4", 3.0), row("pa", "2,4", 2.0), row("lossless", "3,9", 0.1)]
+    w = winners(rows)
+    assert [x["buckets"] for x in w] == ["2,4"]
+    assert w[0]["exploitability"] == "pa (2)"
