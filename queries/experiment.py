@@ -57,7 +57,9 @@ def rhode_island_granularity(args, data_dir: Path) -> int:
     result["command"] = "python " + " ".join(sys.argv)
     path = write_report(report, data_dir, support.game, result, title="Rhode Island Hold'em: "
                         "abstraction granularity (eb, eb2, pa)")
-    print(f"report: {path}\nwall: {result['wall_seconds']:.0f}s")
+    print(f"report: {path}")
+    if "wall_seconds" in result:
+        print(f"wall: {result['wall_seconds']:.0f}s")
     return 0
 
 
