@@ -74,6 +74,15 @@ def plot(rows: list[dict], key: str, path: Path, title: str) -> None:
         x, y = np.array(pts, dtype=float).T
         ax.plot(x, np.abs(y) if better == "abs-low" else y, marker="o", label=method)
     ax.set_xscale("log")
+    # label the granularities themselves, not the log axis' crowded minor ticks
+    from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
+
+    xs = sorted({r["granularity"] for r in rows if r[col] is not None})
+    if xs:
+        ax.xaxis.set_major_locator(FixedLocator(xs))
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.tick_params(axis="x", labelsize=7, labelrotation=45)
     ys = [abs(r[col]) for r in rows if r[col] is not None]
     if better in ("low", "abs-low") and ys and min(ys) > 0:
         ax.set_yscale("log")
