@@ -149,7 +149,6 @@ def test_raw_pair_sums_merge_equals_plain_loop(ranks, suits):
 @pytest.mark.parametrize("ranks,suits", [(4, 2), (3, 3)])
 def test_raw_evaluator_equals_dense_raw_game(ranks, suits):
     from solve.draw27_raw import RawDraw27
-    from solve.treeplex import best_response_values
 
     sf = sequence_form(D.draw27("raw", ranks, suits))
     g = RawDraw27(ranks, suits)
@@ -157,11 +156,7 @@ def test_raw_evaluator_equals_dense_raw_game(ranks, suits):
     for seed in range(3):
         x, y = _random_plans(sf, seed)
         r = g.evaluate(g.lift(sf, x, y, "raw"))
-        b1, b2 = best_response_values(sf, x, y)
-        assert r.value == pytest.approx(value(sf, x, y), abs=1e-12)
-        assert r.value_check == pytest.approx(r.value, abs=1e-12)
-        assert r.br1 == pytest.approx(b1, abs=1e-12)
-        assert r.br2 == pytest.approx(b2, abs=1e-12)
+        _assert_same_evaluation(r, sf, x, y)
         assert r.exploitability == pytest.approx(exploitability(sf, x, y), abs=1e-12)
 
 
@@ -208,16 +203,22 @@ def test_full_deck_lifted_iso_profile_is_lossless():
     # both best-response values when every raw information set plays its class's strategy
     from solve.draw27_raw import RawDraw27
     from solve.games.draw27 import draw27_sequence_form
-    from solve.treeplex import best_response_values
 
     iso = draw27_sequence_form("iso")
     x, y = SequenceCFR(iso, "cfr+").iterate(3).average()
     g = RawDraw27()
     assert g.deals == 1330 * 816 * 15 * 14
     r = g.evaluate(g.lift(iso, x, y, "iso"))
-    b1, b2 = best_response_values(iso, x, y)
-    assert r.value == pytest.approx(value(iso, x, y), abs=1e-12)
+    _assert_same_evaluation(r, iso, x, y)
+    assert r.exploitability > 1e-2
+
+
+def _assert_same_evaluation(r, sf, x, y):
+    """The raw evaluation ``r`` equals the sequence form's value and best responses."""
+    from solve.treeplex import best_response_values
+
+    b1, b2 = best_response_values(sf, x, y)
+    assert r.value == pytest.approx(value(sf, x, y), abs=1e-12)
     assert r.value_check == pytest.approx(r.value, abs=1e-12)
     assert r.br1 == pytest.approx(b1, abs=1e-12)
     assert r.br2 == pytest.approx(b2, abs=1e-12)
-    assert r.exploitability > 1e-2
