@@ -57,8 +57,8 @@ def test_fewer_buckets_with_reason(game):
     assert "distinct" in m.report_[1]["reason"]
 
 
-def test_lossless_counts(game):
-    m = Lossless().fit(game)
+def test_lossless_counts(game, ri_lossless):
+    m = ri_lossless  # Lossless().fit(game), shared with test_solve_lossless (conftest.py)
     # opponent-aware: 13, 205, 1774 (own outcome distribution only) merged hands that differ
     # in what the opponent holds, e.g. 2c|3c3d and 2c|3cTd (tests/test_solve_lossless.py)
     assert m.buckets_ == (13, 325, 7969)

@@ -94,8 +94,9 @@ def test_leduc_tree_matches_compiled_leduc():
 
 
 @pytest.fixture(scope="module")
-def flop_equity():
-    return classic.flop_equity()
+def flop_equity(flop_equity_arrays):
+    """classic.flop_equity(), built once per session (tests/conftest.py)."""
+    return flop_equity_arrays
 
 
 def test_flop_equity_counts(flop_equity):

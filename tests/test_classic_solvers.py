@@ -167,18 +167,23 @@ def test_cli_ga_and_errors(tmp_path, capsys):
     assert "must not exceed" in capsys.readouterr().err
 
 
-def test_flop_equity_cache_roundtrip(tmp_path, monkeypatch):
+def test_flop_equity_cache_roundtrip(tmp_path, monkeypatch, flop_equity_arrays):
+    """flop_equity(path) computes once and then reads the file back. The scores kernel's
+    result is the session's (tests/conftest.py: the same call on the same inputs, checked in
+    test_classic_games) instead of a second identical run of it."""
     calls = []
     import solve._classic_kernels as CK
 
-    real = CK.flop_scores
-    monkeypatch.setattr(CK, "flop_scores", lambda *a: calls.append(1) or real(*a))
+    score = flop_equity_arrays[1]
+    monkeypatch.setattr(CK, "flop_scores", lambda *a: calls.append(1) or score.copy())
     path = tmp_path / "eq.npz"
     a = classic.flop_equity(path)
     b = classic.flop_equity(path)
     assert len(calls) == 1
     np.testing.assert_array_equal(a[0], b[0])
     np.testing.assert_array_equal(a[1], b[1])
+    np.testing.assert_array_equal(a[0], flop_equity_arrays[0])  # counts: computed here
+    np.testing.assert_array_equal(b[1], score)
 
 
 def test_cli_flags_unreached_infosets_in_table_and_output(tmp_path, capsys):

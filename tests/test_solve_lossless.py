@@ -9,13 +9,14 @@ import numpy as np
 import pytest
 
 from abstraction.games import rhode_island as ri_hands
-from abstraction.methods import Lossless, outcome_partition
+from abstraction.methods import outcome_partition
 from etl.rhode_island import hand_tree
 
 
 @pytest.fixture(scope="module")
-def lossless():
-    return Lossless().fit(ri_hands())
+def lossless(ri_lossless):
+    """Lossless().fit(ri_hands()), built once per session (tests/conftest.py)."""
+    return ri_lossless
 
 
 def _bucket(buckets, r, cards):
