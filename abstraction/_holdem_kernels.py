@@ -55,7 +55,6 @@ def round_arrays(tables, n_cards, bounds, parent_tables, n_parent_cards, eq_tabl
         eq_out[i] = index_hand(eq_tables, cards)
 
 
-@njit(cache=True, parallel=True)
 def river_histograms(turn_tables, river_tables, turn_bucket, turn_weight, river_key, n_buckets):
     """Per turn bucket, the probability of each river equity key (2*wins + ties).
 
@@ -63,8 +62,16 @@ def river_histograms(turn_tables, river_tables, turn_bucket, turn_weight, river_
     the 46 river cards left with probability 1/46; its river hand is looked up in the [2,5]
     table ``river_key``. Returns (n_buckets, RIVER_KEYS) absolute probabilities.
     """
+    # the thread count is read here, not inside the kernel: numba cannot cache a function
+    # that calls get_num_threads() (a ctypes pointer), and would recompile it every run
+    return _river_histograms(turn_tables, river_tables, turn_bucket, turn_weight, river_key,
+                             n_buckets, max(1, get_num_threads()))
+
+
+@njit(cache=True, parallel=True)
+def _river_histograms(turn_tables, river_tables, turn_bucket, turn_weight, river_key, n_buckets,
+                      threads):
     n = turn_bucket.shape[0]
-    threads = get_num_threads()
     hist = np.zeros((threads, n_buckets, RIVER_KEYS))
     per = (n + threads - 1) // threads
     for t in prange(threads):
