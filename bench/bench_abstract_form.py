@@ -58,11 +58,11 @@ def main() -> None:
     game = compile_game(rules, ab)
     t_compile = time.perf_counter() - t
     t = time.perf_counter()
-    form = abstract_form(rules, ab)
+    form = abstract_form(game, ab)
     t_form = time.perf_counter() - t
     print(f"abstraction {ab.name}: types per round {form.n_types}, sequences per player "
           f"{form.sf.n_seq[0]:,}, infosets {game.n_infosets:,}")
-    print(f"build: public tree {t_compile:.1f} s, type form {t_form:.1f} s (exact deal enumeration)")
+    print(f"build: public tree {t_compile:.1f} s, then type form {t_form:.1f} s (exact deal enumeration)")
 
     v_lp = args.lp_value
     if args.lp:

@@ -136,12 +136,17 @@ class LimitPokerSupport(GameSupport):
 
     def compile(self, abstraction: str | None):
         """The game compiled with ``abstraction`` (None: the real game)."""
+        return self._compiled(abstraction)[0]
+
+    def _compiled(self, abstraction: str | None):
+        """(compiled game, card abstraction object or None)."""
         if abstraction is None:
-            return self.real()
+            return self.real(), None
         from solve.games.compile import compile_game
         from solve.games.rules import GAMES as RULES
 
-        return compile_game(RULES[self.game](), self.card_abstraction(abstraction))
+        ab = self.card_abstraction(abstraction)
+        return compile_game(RULES[self.game](), ab), ab
 
     def card_abstraction(self, abstraction: str):
         """The card abstraction object named ``abstraction`` (in memory, else built ones)."""
@@ -245,9 +250,8 @@ class LimitPokerSupport(GameSupport):
 
         name = f"{self.game}-{abstraction or 'full'}-{algorithm}"
         t0 = time.time()
-        game = self.compile(abstraction)
+        game, ab = self._compiled(abstraction)  # the abstraction is loaded once
         abstract = game.abstraction is not None
-        ab = self.card_abstraction(abstraction) if abstract else None
 
         def fresh():
             return make_solver(game, algorithm, ab)

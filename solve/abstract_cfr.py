@@ -77,10 +77,8 @@ class AbstractFormSolver:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp.npz")
-        c = self._cfr
         np.savez(tmp, format=FORMAT, algorithm=self.algorithm, n_seq=np.array(self.form.sf.n_seq),
-                 regret0=c.regret[0], regret1=c.regret[1], avg0=c.avg[0], avg1=c.avg[1],
-                 weight=np.array(c.weight), iteration=c.iteration)
+                 **self._cfr.state())
         tmp.replace(path)
 
     def load(self, path: str | Path) -> "AbstractFormSolver":
@@ -96,21 +94,16 @@ class AbstractFormSolver:
                 raise ValueError(f"checkpoint is for {z['algorithm']}, not {self.algorithm}")
             if tuple(int(v) for v in z["n_seq"]) != tuple(self.form.sf.n_seq):
                 raise ValueError("checkpoint is for a different game or abstraction")
-            c = self._cfr
-            c.regret = [z["regret0"].copy(), z["regret1"].copy()]
-            c.avg = [z["avg0"].copy(), z["avg1"].copy()]
-            c.weight = [float(w) for w in z["weight"]]
-            c.iteration = int(z["iteration"])
-        for p in (0, 1):
-            self._cfr._match(p)
+            self._cfr.restore(z)
         return self
 
 
 def make_solver(game: CompiledGame, algorithm: str, abstraction=None, engine: str = "auto"):
     """The CFR-family solver for ``game``: :class:`AbstractFormSolver` when the game is
-    abstracted by ``abstraction`` (the card abstraction object it was compiled with) and has
-    at most :data:`solve.games.abstract_form.MAX_TYPES` final-round types, else the
-    public-tree :class:`solve.cfr.CFRSolver`. ``engine``: "auto", "form" (raise if it cannot
+    abstracted by ``abstraction`` (the card abstraction object it was compiled with) and its
+    form fits (:data:`solve.games.abstract_form.MAX_TYPES` final-round types,
+    :data:`~solve.games.abstract_form.MAX_WORK` matrix entries), else the public-tree
+    :class:`solve.cfr.CFRSolver`. ``engine``: "auto", "form" (raise if it cannot
     be used) or "tree"."""
     from solve.cfr import CFRSolver
     from solve.games.abstract_form import abstract_form
@@ -119,7 +112,7 @@ def make_solver(game: CompiledGame, algorithm: str, abstraction=None, engine: st
         raise ValueError(f"engine must be auto, form or tree, got {engine!r}")
     if engine != "tree" and game.abstraction is not None and abstraction is not None:
         try:
-            return AbstractFormSolver(abstract_form(game.rules, abstraction), game, algorithm)
+            return AbstractFormSolver(abstract_form(game, abstraction), game, algorithm)
         except ValueError:
             if engine == "form":
                 raise

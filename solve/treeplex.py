@@ -128,6 +128,22 @@ class SequenceCFR:
             self.iteration = t
         return self
 
+    def state(self) -> dict:
+        """What a checkpoint needs (arrays and numbers); :meth:`restore` takes it back."""
+        return {"regret0": self.regret[0], "regret1": self.regret[1], "avg0": self.avg[0],
+                "avg1": self.avg[1], "weight": np.array(self.weight), "iteration": self.iteration}
+
+    def restore(self, state) -> "SequenceCFR":
+        """Continue from :meth:`state` (a mapping, e.g. a loaded ``.npz``) exactly."""
+        self.regret = [np.array(state["regret0"], dtype=np.float64),
+                       np.array(state["regret1"], dtype=np.float64)]
+        self.avg = [np.array(state["avg0"], dtype=np.float64), np.array(state["avg1"], dtype=np.float64)]
+        self.weight = [float(w) for w in state["weight"]]
+        self.iteration = int(state["iteration"])
+        for p in (0, 1):
+            self._match(p)
+        return self
+
     def average(self) -> tuple[np.ndarray, np.ndarray]:
         if self.iteration == 0:
             return uniform_plan(self.sf, 0), uniform_plan(self.sf, 1)

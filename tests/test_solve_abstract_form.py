@@ -63,8 +63,8 @@ CASES = [(leduc, leduc_coarse), (leduc, leduc_lossless), (three_rounds, mini_buc
 @pytest.mark.parametrize("rules,fn", CASES)
 def test_form_is_the_compiled_abstract_game(rules, fn):
     ab = FunctionAbstraction(fn.__name__, fn)
-    form = abstract_form(rules(), ab)
     game = compile_game(rules(), ab)
+    form = abstract_form(game, ab)
     assert sum(len(k) for k in form.keys) == game.n_infosets
     rng = np.random.default_rng(0)
     for _ in range(3):
@@ -100,7 +100,7 @@ def test_lossless_form_keeps_the_value():
 def test_checkpoint_resumes_exactly(tmp_path):
     ab = FunctionAbstraction("mini", mini_buckets)
     game = compile_game(three_rounds(), ab)
-    form = abstract_form(three_rounds(), ab)
+    form = abstract_form(game, ab)
     for alg in ("cfr+", "dcfr"):
         straight = AbstractFormSolver(form, game, alg).iterate(60)
         half = AbstractFormSolver(form, game, alg).iterate(25)
@@ -133,7 +133,7 @@ def test_too_many_types_falls_back_to_the_tree():
     ab = FunctionAbstraction("lossless", leduc_lossless)
     game = compile_game(leduc(), ab)
     with pytest.raises(ValueError, match="exceed"):
-        abstract_form(leduc(), ab, max_types=3)
+        abstract_form(game, ab, max_types=3)
     assert isinstance(make_solver(game, "cfr+", None), CFRSolver)
     assert isinstance(make_solver(game, "cfr+", ab, engine="tree"), CFRSolver)
 
@@ -143,9 +143,23 @@ def test_sparse_matrices_give_the_same_game(rules, fn, monkeypatch):
     import solve.games.abstract_form as AF
 
     ab = FunctionAbstraction(fn.__name__, fn)
-    dense = abstract_form(rules(), ab)
+    game = compile_game(rules(), ab)
+    dense = abstract_form(game, ab)
     monkeypatch.setattr(AF, "SPARSE_BELOW", 1.01)  # every matrix sparse
-    sparse = abstract_form(rules(), ab)
+    sparse = abstract_form(game, ab)
     x, y = _random_plans(dense, np.random.default_rng(1))
     np.testing.assert_allclose(sparse.sf.A @ y, dense.sf.A @ y, rtol=0, atol=1e-15)
     np.testing.assert_allclose(sparse.sf.A.T @ x, dense.sf.A.T @ x, rtol=0, atol=1e-15)
+
+
+def test_malformed_abstractions_are_refused():
+    def negative_on_one_board(r, hands, board):  # -1 only on the first board of round 1
+        rank = hands[:, 0] // 2
+        return rank if r == 0 else np.where(board[0] == 0, -1, rank)
+
+    ab = FunctionAbstraction("bad", leduc_coarse)
+    game = compile_game(leduc(), ab)
+    with pytest.raises(ValueError, match="negative bucket"):
+        abstract_form(game, FunctionAbstraction("bad", negative_on_one_board))
+    with pytest.raises(ValueError, match="compiled with"):
+        abstract_form(game, FunctionAbstraction("other", leduc_coarse))

@@ -37,7 +37,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from solve.games import ranking
-from solve.games.compile import CardAbstraction, CompiledGame
+from solve.games.compile import CHANCE, DECISION, FOLD, SHOWDOWN, CardAbstraction, CompiledGame
 from solve.games.rules import LimitPokerRules
 
 MAX_TYPES = 10_000  # final-round types per player (enumerated into dense n x n counts)
@@ -56,7 +56,6 @@ def _compact(m):
 
 def _nnz(m) -> int:
     return int(m.nnz) if sp.issparse(m) else int(m.size)
-_FOLD, _SHOWDOWN, _DECISION = 0, 1, 2
 
 
 @dataclass
@@ -91,7 +90,7 @@ def _boards(rules: LimitPokerRules):
     return out
 
 
-def _types(rules: LimitPokerRules, abstraction: CardAbstraction, hands: np.ndarray, boards):
+def _types(abstraction: CardAbstraction, hands: np.ndarray, boards):
     """Per round: type id (B_r, H) (-1 where the board blocks the hand), parent type (n_r,),
     labels (n_r,)."""
     H = len(hands)
@@ -104,9 +103,9 @@ def _types(rules: LimitPokerRules, abstraction: CardAbstraction, hands: np.ndarr
             if got.shape != (int(valid.sum()),):
                 raise ValueError(f"abstraction {abstraction.name!r} returned shape {got.shape} "
                                  f"for round {r}")
+            if (got < 0).any():
+                raise ValueError(f"abstraction {abstraction.name!r} returned a negative bucket")
             bk[i, valid] = got
-        if (got < 0).any():
-            raise ValueError(f"abstraction {abstraction.name!r} returned a negative bucket")
         prev = out[-1][0][par] if r > 0 else np.zeros_like(bk)
         ok = bk >= 0
         key = np.where(ok, prev * (int(bk.max()) + 1) + bk, -1)
@@ -128,55 +127,33 @@ def _types(rules: LimitPokerRules, abstraction: CardAbstraction, hands: np.ndarr
     return out
 
 
-def _betting(rules: LimitPokerRules):
-    """The public betting tree exactly as :mod:`solve.games.compile` numbers its children:
-    list of nodes (kind, player, round, history, contrib, children)."""
+def _betting(game: CompiledGame):
+    """The betting tree of the compiled ``game`` along one board (a chance node is replaced by
+    its first child: limit betting is the same below every board), children in the compiled
+    order, parents before children: list of nodes (kind, player, round, history, contrib,
+    children) with kind DECISION, FOLD or SHOWDOWN of :mod:`solve.games.compile`."""
     nodes: list = []
 
-    def new(kind, player, rnd, hist, contrib):
-        nodes.append([kind, player, rnd, hist, tuple(contrib), []])
-        return len(nodes) - 1
+    def visit(n: int) -> int:
+        while game.ntype[n] == CHANCE:
+            n = int(game.children[game.child_start[n]])
+        k = len(nodes)
+        nodes.append([int(game.ntype[n]), int(game.nplayer[n]), int(game.nround[n]),
+                      game.history[n], tuple(int(c) for c in game.contrib[n]), []])
+        if game.ntype[n] == DECISION:
+            s = game.child_start[n]
+            for e in range(s, s + game.child_count[n]):
+                nodes[k][5].append(visit(int(game.children[e])))
+        return k
 
-    def start_round(rnd, contrib, hist):
-        bets = rules.blind_bets if rnd == 0 else 0
-        return decision(rnd, list(contrib), bets, rules.first_to_act[rnd], (False, False), hist)
-
-    def end_round(rnd, contrib, hist):
-        if rnd == rules.rounds - 1:
-            return new(_SHOWDOWN, -1, rnd, hist, contrib)
-        return start_round(rnd + 1, contrib, hist + "/")
-
-    def decision(rnd, contrib, bets, p, acted, hist):
-        node = new(_DECISION, p, rnd, hist, contrib)
-        o = 1 - p
-        acted2 = tuple(True if i == p else acted[i] for i in range(2))
-        kids = nodes[node][5]
-        if contrib[p] < contrib[o]:
-            kids.append(new(_FOLD, p, rnd, hist + "f", contrib))
-            c2 = list(contrib)
-            c2[p] = contrib[o]
-            kids.append(end_round(rnd, c2, hist + "c") if all(acted2)
-                        else decision(rnd, c2, bets, o, acted2, hist + "c"))
-            if bets < rules.bet_caps[rnd]:
-                c3 = list(contrib)
-                c3[p] = contrib[o] + rules.bet_sizes[rnd]
-                kids.append(decision(rnd, c3, bets + 1, o, acted2, hist + "r"))
-        else:
-            kids.append(end_round(rnd, contrib, hist + "c") if all(acted2)
-                        else decision(rnd, list(contrib), bets, o, acted2, hist + "c"))
-            if bets < rules.bet_caps[rnd]:
-                c3 = list(contrib)
-                c3[p] = contrib[p] + rules.bet_sizes[rnd]
-                kids.append(decision(rnd, c3, bets + 1, o, acted2, hist + "r"))
-        return node
-
-    start_round(0, rules.contributions, "")
+    visit(0)
     return nodes
 
 
-def abstract_form(rules: LimitPokerRules, abstraction: CardAbstraction,
+def abstract_form(game: CompiledGame, abstraction: CardAbstraction,
                   max_types: int = MAX_TYPES, max_work: int = MAX_WORK) -> AbstractForm:
-    """Build the matrix-free sequence form of ``rules`` abstracted by ``abstraction``.
+    """Build the matrix-free sequence form of ``game`` (rules compiled with ``abstraction``;
+    its public tree gives the betting, the deals are enumerated here from its rules).
 
     Raises:
         ValueError: more than ``max_types`` final-round types, final-round matrices with more
@@ -190,12 +167,15 @@ def abstract_form(rules: LimitPokerRules, abstraction: CardAbstraction,
     from solve import _abstract_form_kernels as K
     from solve.games.tree import SequenceForm, Tree
 
+    if game.abstraction != abstraction.name:
+        raise ValueError(f"the game is compiled with {game.abstraction!r}, not {abstraction.name!r}")
+    rules = game.rules
     t0 = time.time()
     hands = np.array(list(itertools.combinations(range(rules.n_cards), rules.private_cards)),
                      np.int64)
     H = len(hands)
     boards = _boards(rules)
-    types = _types(rules, abstraction, hands, boards)
+    types = _types(abstraction, hands, boards)
     n_types = tuple(len(lab) for _, _, lab in types)
     R = rules.rounds
     nT = n_types[-1]
@@ -242,7 +222,7 @@ def abstract_form(rules: LimitPokerRules, abstraction: CardAbstraction,
         raise ValueError(f"{nnz:,} final-round matrix entries exceed {max_work:,}")
 
     # sequences over the betting tree
-    nodes = _betting(rules)
+    nodes = _betting(game)
     last: dict = {0: (np.zeros(n_types[0], np.int64), np.zeros(n_types[0], np.int64))}
     parent: list = [[], []]
     offset: list = [[], []]
@@ -253,11 +233,11 @@ def abstract_form(rules: LimitPokerRules, abstraction: CardAbstraction,
     terms = []  # (matrix key, coefficient, last1, last2)
     for k, (kind, p, rnd, hist, contrib, kids) in enumerate(nodes):
         l1, l2 = last.pop(k)
-        if kind == _FOLD:
+        if kind == FOLD:
             u = -contrib[0] if p == 0 else contrib[1]
             terms.append((("W", rnd), float(u), l1, l2))
             continue
-        if kind == _SHOWDOWN:
+        if kind == SHOWDOWN:
             terms.append((("S", rnd), float(contrib[0]), l1, l2))
             continue
         n = n_types[rnd]
