@@ -40,6 +40,10 @@ def register(subparsers) -> None:
                         "(default: 3 for holdem, no cap for rhode-island)")
     p.add_argument("--intermediate", default=None,
                    help="pa: bottom-up cluster counts per round, e.g. ,,200 (blank = default)")
+    p.add_argument("--public-board", action="store_true",
+                   help="rhode-island: play the abstraction with the public cards visible, "
+                        "i.e. buckets refined by the board when solving (always on for "
+                        "lossless, whose 13,205,1774 classes are lossless only so)")
     p.add_argument("--replace", action="store_true", help="rebuild an existing name")
     p.set_defaults(func=build_command)
 
@@ -105,6 +109,8 @@ def build_command(args: argparse.Namespace) -> int:
     if args.method == "lossless" and args.game != "rhode-island":
         raise UserError("lossless is available for rhode-island only (Texas Hold'em's lossless "
                         "abstraction is far too large to build)")
+    if args.public_board and args.game != "rhode-island":
+        raise UserError("--public-board is available for rhode-island only")
     buckets = parse_buckets(args.buckets, args.game)
     if buckets is None and args.method != "lossless":
         raise UserError(f"--buckets is required for method {args.method}")
@@ -128,7 +134,8 @@ def build_command(args: argparse.Namespace) -> int:
         kmax_factor = 3.0
     kwargs = dict(random_state=args.seed, n_init=args.n_init, kmax=args.kmax,
                   kmax_factor=kmax_factor,
-                  workers=args.workers, progress=sys.stderr.isatty())
+                  workers=args.workers, progress=sys.stderr.isatty(),
+                  public_board=args.public_board)
     if args.method == "pa":
         kwargs["intermediate"] = _parse_intermediate(args.intermediate)
     if args.method == "lossless":
@@ -143,6 +150,12 @@ def build_command(args: argparse.Namespace) -> int:
                data_dir=args.data_dir)
     print(f"{name}: {args.method} on {hands.game}, buckets {','.join(map(str, model.buckets_))} "
           f"in {seconds:.1f}s")
+    if model.public_board:
+        from solve.abstractions import public_board_buckets
+
+        seen = public_board_buckets([res.bucket for res in model.rounds_])
+        print("  played with the public board visible: "
+              f"{','.join(str(int(b.max()) + 1) for b in seen)} (board, bucket) classes")
     for rep in model.report_:
         line = (f"  round {rep['round']}: {rep['built']}/{rep['requested']} buckets, "
                 f"sizes {rep['sizes']['min']}..{rep['sizes']['max']} "
@@ -167,9 +180,11 @@ def list_command(args: argparse.Namespace) -> int:
     if not rows:
         print("no abstractions built (see: cli.py build-abstraction --help)")
         return 0
-    print(f"{'name':32} {'game':13} {'method':8} {'built':24} {'seed':>4} {'seconds':>8}")
+    print(f"{'name':32} {'game':13} {'method':8} {'built':24} {'board':6} {'seed':>4} "
+          f"{'seconds':>8}")
     for r in rows:
         total = json.loads(r["timings"]).get("total")
-        print(f"{r['name']:32} {r['game']:13} {r['method']:8} {r['built']:24} {r['seed']:>4} "
-              f"{total:>8.1f}")
+        board = "public" if r["public_board"] else "hidden"
+        print(f"{r['name']:32} {r['game']:13} {r['method']:8} {r['built']:24} {board:6} "
+              f"{r['seed']:>4} {total:>8.1f}")
     return 0

@@ -4,17 +4,22 @@
   via automated abstraction and real-time equilibrium computation", AAAI 2006.
 - ``ExpectationSquared`` (``eb2``): the same on the squared equity (Gilpin & Sandholm, AAAI 2007).
 - ``PotentialAware`` (``pa``): Gilpin, Sandholm & Sorensen, AAAI 2007.
-- ``Lossless`` (``lossless``): merges only hands that are strategically identical (Gilpin &
-  Sandholm, "Lossless abstraction of imperfect information games", JACM 2007): two hands of a
-  round share a bucket only if they share the parent bucket and, over every continuation (the
-  opponent's card and the public cards to come), the same joint distribution of (own future
-  buckets, the *opponent's* buckets, showdown outcome) -- the coarsest such partition, found by
-  refinement to a fixed point. Against any strategy that depends on buckets only, merged hands
-  then have equal values, so abstract and real best responses agree. Rhode Island Hold'em:
-  13, 325 and 7,969 buckets. (Matching only one's own showdown outcome distribution, ignoring
-  what the opponent sees, gives 13, 205 and 1,774 classes but is not lossless: e.g. 2c|3c3d and
-  2c|3cTd both lose to all but the three deuces, yet the opponent holds a pair on one board and
-  mostly high cards on the other, so bluffs and calls are worth different amounts.)
+- ``Lossless`` (``lossless``): the ordered game isomorphism of GameShrink (Gilpin & Sandholm,
+  "Lossless abstraction of imperfect information games", JACM 2007) for Rhode Island Hold'em:
+  hands of a round share a bucket when they share the parent bucket and have the same
+  distribution over the next round's buckets (in the last round: over showdown outcomes).
+  13, 205 and 1,774 buckets. The public cards stay public: the abstraction is played with
+  ``public_board`` on, so a player's information is (public board, bucket): this is the
+  reading under which GameShrink's counts are lossless. So refined, the classes are exactly the strategically identical ones (13, 325 and 7,969; the opponent-aware
+  fixed point :func:`strategic_classes` is the check), and abstract and real best responses
+  agree. Played with the board hidden, as eb, eb2 and pa abstractions usually are, the same
+  1,774 classes are not lossless: 2c|3c3d and 2c|3cTd share a bucket (both lose to all but
+  the three other deuces) although the opponent holds a pair on one board and mostly high
+  cards on the other, so bluffs and calls are worth different amounts.
+
+Every method takes ``public_board`` (default off; always on for ``lossless``): when on, the
+solver refines each bucket by the public cards (up to suit isomorphism), see
+``solve.abstractions.public_board_buckets``.
 
 All learn ``rounds_`` (a list of ``RoundResult``: bucket per hand, parent per bucket,
 centroids, report) and ``buckets_`` (built bucket counts).
@@ -42,9 +47,10 @@ class _Abstraction:
 
     def __init__(self, buckets: Sequence[int] | None, random_state: int = 0, n_init: int = 4,
                  kmax: int | None = None, workers: int = 1, progress: bool = False,
-                 kmax_factor: float | None = None):
+                 kmax_factor: float | None = None, public_board: bool = False):
         self.buckets = buckets
         self.kmax_factor = kmax_factor
+        self.public_board = public_board
         self.random_state = random_state
         self.n_init = n_init
         self.kmax = kmax
@@ -77,6 +83,8 @@ class _Abstraction:
             raise ValueError(f"kmax_factor must be positive, got {self.kmax_factor}")
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {self.workers}")
+        if self.public_board and hands.game != "rhode-island":
+            raise ValueError(f"public_board is implemented for rhode-island, not {hands.game}")
         return buckets
 
     def _features(self, hands: GameHands, buckets: tuple[int, ...]):
@@ -107,7 +115,8 @@ class _Abstraction:
         return [r.report for r in self.rounds_]
 
     def params(self) -> dict:
-        return {"n_init": self.n_init, "kmax": self.kmax, "kmax_factor": self.kmax_factor}
+        return {"n_init": self.n_init, "kmax": self.kmax, "kmax_factor": self.kmax_factor,
+                "public_board": bool(self.public_board)}
 
 
 class ExpectationBased(_Abstraction):
@@ -140,8 +149,9 @@ class PotentialAware(_Abstraction):
     def __init__(self, buckets, random_state: int = 0, n_init: int = 4, kmax: int | None = None,
                  workers: int = 1, progress: bool = False,
                  intermediate: Sequence[int | None] | None = None,
-                 kmax_factor: float | None = None):
-        super().__init__(buckets, random_state, n_init, kmax, workers, progress, kmax_factor)
+                 kmax_factor: float | None = None, public_board: bool = False):
+        super().__init__(buckets, random_state, n_init, kmax, workers, progress, kmax_factor,
+                         public_board)
         self.intermediate = intermediate
 
     def _check_params(self, hands):
@@ -161,7 +171,8 @@ class PotentialAware(_Abstraction):
 
 
 class Lossless(_Abstraction):
-    """Lossless: classes of strategically identical hands (see module docstring).
+    """Lossless: GameShrink's ordered game isomorphism classes, played with the public board
+    visible (see module docstring). Rhode Island Hold'em only.
 
     ``buckets`` is not needed; when given, a round asking for fewer buckets than the lossless
     count is an error (the result would not be lossless).
@@ -170,12 +181,12 @@ class Lossless(_Abstraction):
     method = "lossless"
 
     def __init__(self, buckets=None, random_state: int = 0, **_ignored):
-        super().__init__(buckets, random_state)
+        super().__init__(buckets, random_state, public_board=True)
 
     def fit(self, hands: GameHands) -> "Lossless":
         if hands.game != "rhode-island":
             raise ValueError(f"lossless is implemented for rhode-island, not {hands.game}")
-        classes = _rhode_island_lossless_classes()
+        classes = outcome_partition(hands)
         self.rounds_ = []
         for r, hr in enumerate(hands.rounds):
             pb = self.rounds_[-1].bucket[hr.parent] if r else np.zeros(len(hr), dtype=np.int64)
@@ -205,14 +216,15 @@ class Lossless(_Abstraction):
         return self
 
     def params(self) -> dict:
-        return {}
+        return {"public_board": True}
 
 
 def outcome_partition(hands: GameHands) -> list[np.ndarray]:
-    """Classes of hands with equal own futures only (NOT lossless, see the module docstring):
-    the same showdown outcome distribution in the last round, in earlier rounds the same
+    """GameShrink's ordered game isomorphism classes: hands with equal own futures, i.e. the
+    same showdown outcome distribution in the last round, in earlier rounds the same
     distribution over the next round's classes, nested under the parent class. Rhode Island
-    Hold'em: 13, 205 and 1,774 classes -- what potential-aware clustering at those counts finds."""
+    Hold'em: 13, 205 and 1,774 classes -- what potential-aware clustering at those counts finds.
+    Lossless only with the public board visible (see the module docstring)."""
     last = len(hands.rounds) - 1
     h = hands.rounds[last]
     sig = h.outcome if h.outcome is not None else h.equity[:, None]
@@ -245,8 +257,10 @@ def _mix64(x: np.ndarray, salt: int) -> np.ndarray:
         return x ^ (x >> np.uint64(31))
 
 
-def _rhode_island_lossless_classes() -> list[np.ndarray]:
-    """Lossless classes of the canonical Rhode Island hands (rows of ``hand_tree()``), per round.
+def strategic_classes() -> list[np.ndarray]:
+    """Classes of strategically identical canonical Rhode Island hands (rows of
+    ``hand_tree()``), per round: 13, 325 and 7,969, with no public information assumed. The
+    check of ``lossless``: its classes refined by the public board are exactly these.
 
     Works on raw histories (private, public...), with every (opponent card, public cards to
     come) continuation equally likely. A history's signature is the multiset, over its

@@ -31,7 +31,7 @@ from schema.paths import data_dir as resolve_data_dir
 from schema.storage import atomic_write_parquet
 
 #: Bump when a change to the builders changes what a given (method, buckets, seed) produces.
-CODE_VERSION = "abstraction-2"  # 2: opponent-aware lossless (13, 325, 7969)
+CODE_VERSION = "abstraction-3"  # 3: lossless = GameShrink classes (13, 205, 1774), public board
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
@@ -136,8 +136,9 @@ def save(model, hands: GameHands, name: str, *, seed: int, seconds: float, repla
 def list_abstractions(data_dir: str | Path | None = None) -> list[dict]:
     with session_scope(data_dir) as s:
         rows = s.query(Abstraction).order_by(Abstraction.created).all()
-        return [{c: getattr(r, c) for c in ("name", "method", "game", "buckets", "built",
-                                            "seed", "timings", "created")} for r in rows]
+        return [{**{c: getattr(r, c) for c in ("name", "method", "game", "buckets", "built",
+                                               "seed", "timings", "created")},
+                 "public_board": r.public_board} for r in rows]
 
 
 def load_buckets(name: str, round_: int, data_dir: str | Path | None = None) -> pa.Table:

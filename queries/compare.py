@@ -172,7 +172,7 @@ class LimitPokerSupport(GameSupport):
         with session_scope(self.data_dir) as s:
             return {r.name: {c: getattr(r, c) for c in ("name", "game", "abstraction", "algorithm",
                                                         "abstract_exploitability", "exploitability",
-                                                        "path", "sha256", "iterations")}
+                                                        "path", "sha256", "iterations", "created")}
                     for r in s.query(SolveRun).all()}
 
     def _abstractions(self) -> dict[str, dict]:
@@ -183,7 +183,7 @@ class LimitPokerSupport(GameSupport):
             return {}
         with session_scope(self.data_dir) as s:
             return {a.name: {"name": a.name, "game": a.game, "method": a.method,
-                             "buckets": a.buckets, "built": a.built}
+                             "buckets": a.buckets, "built": a.built, "created": a.created}
                     for a in s.query(mod.Abstraction).all()}
 
     def _path(self, run: dict) -> Path:
@@ -203,6 +203,10 @@ class LimitPokerSupport(GameSupport):
                 if not self._path(run).exists():
                     raise UserError(f"strategy {name!r} has no table (looked for {self._path(run)})")
                 a = abstractions.get(run["abstraction"] or "", {})
+                if a.get("created") is not None and run["created"] < a["created"]:
+                    raise UserError(f"strategy {name!r} predates abstraction "
+                                    f"{run['abstraction']!r}, which was rebuilt since: solve it "
+                                    "again (or compare the abstraction's name)")
                 out.append(Entry(name, name, run["abstraction"], a.get("method"), a.get("buckets"),
                                  a.get("built")))
             elif name in abstractions:
@@ -219,9 +223,11 @@ class LimitPokerSupport(GameSupport):
             return entry.strategy
         # exploitability in the strategy's own game: the abstract one, else the real one
         col = "abstract_exploitability" if entry.abstraction else "exploitability"
+        built = self._abstractions().get(entry.abstraction or "", {}).get("created")
         runs = [r for r in self._runs().values()
                 if r["game"] == self.game and r["abstraction"] == entry.abstraction
-                and r[col] is not None and self._path(r).exists()]
+                and r[col] is not None and self._path(r).exists()
+                and (built is None or r["created"] >= built)]  # not of an earlier build
         best = min(runs, key=lambda r: r[col], default=None)
         if best is not None and (best[col] < options.target or options.reuse_solved or (
                 options.iterations is not None and best["iterations"] >= options.iterations)):
@@ -259,7 +265,9 @@ class LimitPokerSupport(GameSupport):
         solver = fresh()  # on bucket types when the abstraction allows (solve.abstract_cfr)
         t_iter = time.time()
         ckpt = strategy_path(self.data_dir, name).with_name("checkpoint.npz")
-        if ckpt.exists():
+        from solve.abstractions import predates
+
+        if ckpt.exists() and not predates(ckpt, getattr(ab, "created", None)):  # else the abstraction was rebuilt since
             try:
                 solver.load(ckpt)
             except (ValueError, KeyError, OSError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
@@ -17,6 +18,8 @@ class Abstraction(Base):
     when a round has fewer distinct hands; the reason is in ``errors``). ``params`` holds the
     method's parameters, ``errors`` the per-round report (IP objective, equal-split error,
     bucket sizes, reason), ``timings`` seconds per round and in total (JSON text each).
+    ``params["public_board"]``: the abstraction is played with the public cards visible
+    (always for ``lossless``), see :attr:`public_board`.
     """
 
     __tablename__ = "abstractions"
@@ -33,3 +36,10 @@ class Abstraction(Base):
     code_version: Mapped[str] = code_version_column()
     path: Mapped[str] = path_column()
     created: Mapped[dt.datetime] = created_column()
+
+    @property
+    def public_board(self) -> bool:
+        """Whether solvers refine the buckets by the public board (``lossless`` always; other
+        methods when built with ``--public-board``)."""
+        return self.method == "lossless" or bool(json.loads(self.params or "{}")
+                                                 .get("public_board"))

@@ -2,7 +2,9 @@
 
 A card abstraction maps each player's private information in each round (private cards
 and the public cards seen so far) to a bucket; the abstracted game's information sets are
-(bucket sequence, betting history). Pass any object with ``name`` and
+(bucket sequence, betting history). An abstraction built with ``public_board`` (always so for
+``lossless``) keeps the public cards visible: its buckets are refined by the board (up to suit
+isomorphism) before the game is compiled, see :func:`public_board_buckets`. Pass any object with ``name`` and
 ``bucket(round, hands (H, k), board (m,)) -> (H,)`` to
 :func:`solve.games.compile.compile_game`, e.g. a :class:`FunctionAbstraction`, or load one
 built by ``abstraction/`` (``<data_dir>/abstractions/<name>/round<r>.parquet``, schema
@@ -11,6 +13,7 @@ built by ``abstraction/`` (``<data_dir>/abstractions/<name>/round<r>.parquet``, 
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Callable
 
@@ -48,17 +51,45 @@ def ri_rank_category(r: int, hands: np.ndarray, board: np.ndarray) -> np.ndarray
     return b1 * 5 + np.minimum(hand_rank3(cards) >> 12, 4)
 
 
+def public_board_buckets(round_buckets: list[np.ndarray]) -> list[np.ndarray]:
+    """Rhode Island buckets per canonical hand refined by the public board: hands share a
+    refined bucket when they share the refined parent, the bucket and the board up to suit
+    isomorphism. (Two canonical hands with suit-isomorphic boards have suit-renamed versions
+    with the same board, and buckets are suit-invariant, so a player who sees the board can
+    tell exactly these classes apart.) Refined buckets are numbered in order of (parent,
+    board, bucket)."""
+    from etl.rhode_island import canonicalize, hand_key, hand_tree
+
+    tree = hand_tree()
+    out = []
+    for r, b in enumerate(round_buckets):
+        b = np.asarray(b, dtype=np.int64)
+        if r == 0:
+            out.append(np.unique(b, return_inverse=True)[1].ravel())
+            continue
+        cards = tree[r].cards.astype(np.int64)
+        board = hand_key(canonicalize(cards[:, 1:]).astype(np.int64))
+        key = np.column_stack([out[-1][tree[r].parent], board, b])
+        out.append(np.unique(key, axis=0, return_inverse=True)[1].ravel().astype(np.int64))
+    return out
+
+
 class RhodeIslandTableAbstraction:
     """Rhode Island Hold'em buckets per canonical hand (rows of ``etl.rhode_island.hand_tree``).
 
     ``round_buckets[r][i]`` is the bucket of canonical round-r hand ``i``; suit-invariant by
-    construction."""
+    construction. With ``public_board``, the buckets the game uses are those refined by the
+    public board (:func:`public_board_buckets`); ``labels`` keeps the given ones."""
 
-    def __init__(self, name: str, round_buckets: list[np.ndarray]):
+    def __init__(self, name: str, round_buckets: list[np.ndarray], public_board: bool = False,
+                 created: float | None = None):
         if len(round_buckets) != 3:
             raise ValueError("Rhode Island abstractions need buckets for 3 rounds")
         self.name = name
-        self.round_buckets = [np.asarray(b, dtype=np.int64) for b in round_buckets]
+        self.created = created  # POSIX time the stored abstraction was built (None: in memory)
+        self.public_board = bool(public_board)
+        self.labels = [np.asarray(b, dtype=np.int64) for b in round_buckets]
+        self.round_buckets = public_board_buckets(self.labels) if public_board else self.labels
 
     def bucket(self, round: int, hands: np.ndarray, board: np.ndarray) -> np.ndarray:
         from etl.rhode_island import hand_tree
@@ -68,6 +99,7 @@ class RhodeIslandTableAbstraction:
 
     @property
     def n_buckets(self) -> tuple[int, ...]:
+        """Buckets per round as the game sees them (refined by the board if ``public_board``)."""
         return tuple(int(b.max()) + 1 for b in self.round_buckets)
 
 
@@ -85,6 +117,8 @@ def load_abstraction(name: str, game: str, data_dir: str | Path) -> RhodeIslandT
         if row is None:
             raise UserError(f"no abstraction named {name!r} in {data_dir}")
         row_game, path = row.game, row.path
+        board = row.public_board
+        created = row.created.replace(tzinfo=dt.timezone.utc).timestamp()
     if row_game != game:
         raise UserError(f"abstraction {name!r} is for {row_game}, not {game}")
     if game != "rhode-island":
@@ -100,4 +134,21 @@ def load_abstraction(name: str, game: str, data_dir: str | Path) -> RhodeIslandT
         b = np.empty(len(hand), dtype=np.int64)
         b[hand] = t.column("bucket").to_numpy()
         rounds.append(b)
-    return RhodeIslandTableAbstraction(name, rounds)
+    return RhodeIslandTableAbstraction(name, rounds, public_board=board, created=created)
+
+
+def built_at(name: str, data_dir: str | Path) -> float | None:
+    """POSIX time stored abstraction ``name`` was (re)built, or None if there is none."""
+    from schema.catalog import session_scope
+    from schema.catalog_abstraction import Abstraction
+
+    with session_scope(data_dir) as s:
+        row = s.get(Abstraction, name)
+        return None if row is None else row.created.replace(tzinfo=dt.timezone.utc).timestamp()
+
+
+def predates(path: Path, built: float | None) -> bool:
+    """Whether file ``path`` (a checkpoint) was written before its abstraction was (re)built
+    at POSIX time ``built`` (e.g. ``RhodeIslandTableAbstraction.created``), so its bucket
+    numbering may not be the abstraction's."""
+    return built is not None and path.exists() and path.stat().st_mtime < built

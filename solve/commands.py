@@ -126,6 +126,12 @@ def run_solve(args) -> int:
         if args.resume:
             if not ckpt.exists():
                 raise UserError(f"no checkpoint to resume for {name!r} ({ckpt})")
+            from solve.abstractions import predates
+
+            if predates(ckpt, getattr(card_abstraction, "created", None)):
+                raise UserError(f"cannot resume {name!r}: its checkpoint predates abstraction "
+                                f"{args.abstraction!r}, which was rebuilt since; solve without "
+                                "--resume")
             try:
                 solver.load(ckpt)
             except (ValueError, KeyError, OSError) as exc:

@@ -102,6 +102,13 @@ def run_solve(args) -> int:
     solver = HoldemCFR(tree, buckets, seed=args.seed, threads=args.threads)
     log, solve_seconds = [], 0.0
     if args.resume:
+        from solve.abstractions import built_at, predates
+
+        if ":" not in args.abstraction and predates(ckpt / "state.json",
+                                                    built_at(args.abstraction, ddir)):
+            raise UserError(f"cannot resume {name!r}: its checkpoint predates abstraction "
+                            f"{args.abstraction!r}, which was rebuilt since; solve without "
+                            "--resume")
         try:
             state = solver.load(ckpt)
         except (ValueError, KeyError, OSError) as exc:

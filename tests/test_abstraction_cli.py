@@ -80,7 +80,26 @@ def test_holdem_bucket_checks_before_loading(tmp_path, capsys):
 def test_lossless_cli(tmp_path, capsys):
     assert run(tmp_path, "build-abstraction", "--game", "rhode-island", "--method",
                "lossless") == 0
-    assert "13,325,7969" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "buckets 13,205,1774" in out and "visible: 13,325,7969 (board, bucket)" in out
+    assert run(tmp_path, "abstractions") == 0
+    line = [x for x in capsys.readouterr().out.splitlines() if "lossless" in x][0]
+    assert "13,205,1774" in line and "public" in line
+    from solve.abstractions import load_abstraction
+    ab = load_abstraction("rhode-island-lossless-full", "rhode-island", tmp_path)
+    assert ab.public_board and ab.n_buckets == (13, 325, 7969)
+
+
+def test_public_board_flag(tmp_path, capsys):
+    assert run(tmp_path, "build-abstraction", "--buckets", "13,20,40", "--game", "rhode-island",
+               "--method", "eb", "--name", "pb", "--n-init", "1", "--public-board") == 0
+    assert "(board, bucket) classes" in capsys.readouterr().out
+    from solve.abstractions import load_abstraction
+    ab = load_abstraction("pb", "rhode-island", tmp_path)
+    assert ab.public_board and ab.n_buckets[1] > 20
+    assert run(tmp_path, "build-abstraction", "--buckets", "20,800,4800,28800",
+               "--public-board") == 2
+    assert "rhode-island only" in capsys.readouterr().err
 
 
 def test_sql_views(tmp_path, capsys):

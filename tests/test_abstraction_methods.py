@@ -57,22 +57,36 @@ def test_fewer_buckets_with_reason(game):
     assert "distinct" in m.report_[1]["reason"]
 
 
+def same_partition(a: np.ndarray, b: np.ndarray) -> bool:
+    pairs = np.unique(np.stack([a, b], axis=1), axis=0)
+    return len(pairs) == len(np.unique(a)) == len(np.unique(b))
+
+
 def test_lossless_counts(game, ri_lossless):
     m = ri_lossless  # Lossless().fit(game), shared with test_solve_lossless (conftest.py)
-    # opponent-aware: 13, 205, 1774 (own outcome distribution only) merged hands that differ
-    # in what the opponent holds, e.g. 2c|3c3d and 2c|3cTd (tests/test_solve_lossless.py)
-    assert m.buckets_ == (13, 325, 7969)
+    # GameShrink's ordered game isomorphism; lossless with the public board visible, which
+    # Lossless always sets (tests/test_solve_lossless.py checks that it is lossless so)
+    assert m.buckets_ == (13, 205, 1774)
+    assert m.public_board and m.params() == {"public_board": True}
     check_tree(game, m)
+    for res, cls in zip(m.rounds_, outcome_partition(game)):
+        assert same_partition(res.bucket, cls)
 
 
-def test_potential_aware_finds_outcome_classes(game):
-    outcome = outcome_partition(game)
-    assert tuple(int(c.max()) + 1 for c in outcome) == (13, 205, 1774)
+def test_potential_aware_finds_lossless_partition(game, ri_lossless):
     pa = PotentialAware((13, 205, 1774), random_state=3, n_init=1).fit(game)
     assert pa.buckets_ == (13, 205, 1774)
-    for a, b in zip(pa.rounds_, outcome):
-        pairs = np.unique(np.stack([a.bucket, b], axis=1), axis=0)
-        assert len(pairs) == a.n_buckets == int(b.max()) + 1  # the same partition
+    for a, b in zip(pa.rounds_, ri_lossless.rounds_):
+        assert same_partition(a.bucket, b.bucket)
+
+
+def test_public_board_is_rhode_island_only():
+    class HoldemLike:  # the parameter check needs only the game and its sizes
+        game = "holdem"
+        sizes = (169, 1_286_792, 13_960_050, 123_156_254)
+
+    with pytest.raises(ValueError, match="public_board is implemented for rhode-island"):
+        ExpectationBased((20, 800, 4800, 28800), public_board=True)._check_params(HoldemLike())
 
 
 def test_workers_same_result(game):

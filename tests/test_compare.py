@@ -149,3 +149,49 @@ def test_winners_skip_granularities_without_a_contest():
     w = winners(rows)
     assert [x["buckets"] for x in w] == ["2,4"]
     assert w[0]["exploitability"] == "pa (2)"
+
+
+def test_strategies_and_checkpoints_of_an_earlier_build_are_not_used(tmp_path, capsys):
+    # build-abstraction --replace renumbers buckets: what was solved before must not be reused
+    import datetime as dt
+    import os
+
+    from queries.compare import RhodeIslandSupport
+    from schema.catalog import session_scope
+    from schema.catalog_abstraction import Abstraction
+    from schema.catalog_solve import SolveRun
+    from schema.errors import UserError
+    from solve.abstractions import load_abstraction, predates
+
+    assert cli.main(["--data-dir", str(tmp_path), "build-abstraction", "--game", "rhode-island",
+                     "--method", "eb", "--buckets", "13,20,40", "--name", "ab",
+                     "--n-init", "1"]) == 0
+    with session_scope(tmp_path) as s:
+        built = s.get(Abstraction, "ab").created
+    table = tmp_path / "old.parquet"
+    table.write_bytes(b"stand-in: only its existence is checked before a strategy is chosen")
+
+    def add_run(created):
+        with session_scope(tmp_path) as s:
+            s.merge(SolveRun(name="ab-run", game="rhode-island", abstraction="ab",
+                             algorithm="cfr+", iterations=10, wall_seconds=1.0,
+                             exploitability=5.0, abstract_exploitability=0.5, value=0.0,
+                             path=str(table), sha256="0" * 64, created=created))
+
+    support = RhodeIslandSupport(tmp_path)
+    options = Options(target=1.0, report_only=True, progress=False)
+    add_run(built - dt.timedelta(seconds=1))
+    with pytest.raises(UserError, match="no stored strategy"):
+        support.ensure_strategy(support.resolve(["ab"])[0], options)
+    with pytest.raises(UserError, match="predates abstraction 'ab'"):
+        support.resolve(["ab-run"])
+    add_run(built + dt.timedelta(seconds=1))
+    assert support.ensure_strategy(support.resolve(["ab"])[0], options) == "ab-run"
+
+    ab = load_abstraction("ab", "rhode-island", tmp_path)
+    ckpt = tmp_path / "checkpoint.npz"
+    ckpt.write_bytes(b"")
+    os.utime(ckpt, (ab.created - 5, ab.created - 5))
+    assert predates(ckpt, ab.created)
+    os.utime(ckpt, (ab.created + 5, ab.created + 5))
+    assert not predates(ckpt, ab.created) and not predates(ckpt, None)
