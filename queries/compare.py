@@ -385,10 +385,9 @@ class RhodeIslandSupport(LimitPokerSupport):
     """Rhode Island Hold'em: the reference equilibrium is the unabstracted game (3.9 M
     information sets over the same public tree, so a CFR iteration costs about what one of an
     abstract game does) solved to ``--equilibrium-target`` chips of exploitability
-    (``rhode-island-full-ALGORITHM``). The report's runs used the old 13,205,1774 "lossless"
-    classes, which were not lossless (they merged hands the opponent tells apart); the
-    lossless method now builds opponent-aware classes (13, 325, 7969), solved exactly like
-    the real game, but the reference stays the unabstracted game."""
+    (``rhode-island-full-ALGORITHM``). The lossless abstraction (13,205,1774 classes played
+    with the public board visible) is solved exactly like the real game, but the reference
+    stays the unabstracted game."""
 
     def __init__(self, data_dir: Path):
         super().__init__("rhode-island", data_dir)

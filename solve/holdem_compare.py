@@ -55,7 +55,8 @@ class HoldemSupport:
         from schema.catalog_abstraction import Abstraction
 
         with session_scope(self.data_dir) as s:
-            return {a.name: {"method": a.method, "buckets": a.buckets, "built": a.built}
+            return {a.name: {"method": a.method, "buckets": a.buckets, "built": a.built,
+                             "created": a.created}
                     for a in s.query(Abstraction).filter(Abstraction.game == "holdem").all()}
 
     def resolve(self, names):
@@ -66,6 +67,10 @@ class HoldemSupport:
         for name in names:
             if name in runs:
                 a = abstractions.get(runs[name]["abstraction"] or "", {})
+                if a.get("created") is not None and runs[name]["created"] < a["created"]:
+                    raise UserError(f"strategy {name!r} predates abstraction "
+                                    f"{runs[name]['abstraction']!r}, which was rebuilt since: "
+                                    "solve it again (or compare the abstraction's name)")
                 out.append(Entry(name, name, runs[name]["abstraction"], a.get("method"),
                                  a.get("buckets"), a.get("built")))
             elif name in abstractions:
@@ -80,7 +85,9 @@ class HoldemSupport:
         ``--time-limit`` seconds (default 100,000 iterations)."""
         if entry.strategy is not None:
             return entry.strategy
-        mine = [r for r in self._runs().values() if r["abstraction"] == entry.abstraction]
+        built = self._abstractions().get(entry.abstraction or "", {}).get("created")
+        mine = [r for r in self._runs().values() if r["abstraction"] == entry.abstraction
+                and (built is None or r["created"] >= built)]  # not of an earlier build
         if mine:
             entry.strategy = max(mine, key=lambda r: r["created"])["name"]
             return entry.strategy

@@ -195,3 +195,32 @@ def test_strategies_and_checkpoints_of_an_earlier_build_are_not_used(tmp_path, c
     assert predates(ckpt, ab.created)
     os.utime(ckpt, (ab.created + 5, ab.created + 5))
     assert not predates(ckpt, ab.created) and not predates(ckpt, None)
+
+
+def test_holdem_strategy_of_an_earlier_build_is_not_reused(tmp_path, monkeypatch):
+    import datetime as dt
+
+    from schema.catalog import session_scope
+    from schema.catalog_abstraction import Abstraction
+    from schema.catalog_solve import SolveRun
+    from schema.errors import UserError
+    from solve import holdem_cli
+    from solve.holdem_compare import HoldemSupport
+
+    built = dt.datetime(2026, 1, 1, 12)
+    with session_scope(tmp_path) as s:
+        s.merge(Abstraction(name="hp", method="pa", game="holdem", buckets="2,4,8,16",
+                            built="2,4,8,16", seed=0, params="{}", errors="[]", timings="{}",
+                            code_version="x", path=str(tmp_path), created=built))
+        s.merge(SolveRun(name="old", game="holdem", abstraction="hp", algorithm="cfr+",
+                         iterations=1, wall_seconds=1.0, exploitability=None,
+                         abstract_exploitability=None, value=0.0, path=str(tmp_path),
+                         sha256="0" * 64, created=built - dt.timedelta(minutes=1)))
+    support = HoldemSupport(tmp_path)
+    with pytest.raises(UserError, match="predates abstraction 'hp'"):
+        support.resolve(["old"])
+    solved = []
+    monkeypatch.setattr(holdem_cli, "run_solve", lambda args: solved.append(args.abstraction))
+    # the only run is of an earlier build: a new one is solved instead of reusing it
+    assert support.ensure_strategy(support.resolve(["hp"])[0], Options()) == "holdem-hp-cfr+"
+    assert solved == ["hp"]
