@@ -33,15 +33,15 @@ def summary_rows(data_dir: Path, game: str, strategies: list[str]) -> list[dict]
 
 
 def winners(rows: list[dict]) -> list[dict]:
-    """Per granularity (requested buckets), the best method on each measure; granularities
-    with a single method (e.g. the lossless abstraction's own bucket counts) have no contest
-    and no row."""
+    """Per granularity (requested buckets and board visibility), the best method on each
+    measure; granularities with a single method (e.g. the lossless abstraction: its buckets
+    with the public board visible) have no contest and no row."""
     out = []
-    for buckets in dict.fromkeys(r["buckets"] for r in rows):
-        group = [r for r in rows if r["buckets"] == buckets]
+    for key in dict.fromkeys((r["buckets"], r.get("board", "hidden")) for r in rows):
+        group = [r for r in rows if (r["buckets"], r.get("board", "hidden")) == key]
         if len({r["method"] for r in group}) < 2:
             continue
-        line = {"buckets": buckets}
+        line = {"buckets": key[0] + (" (board public)" if key[1] == "public" else "")}
         for key, (col, _, better) in PLOTS.items():
             vals = [(r[col], r["method"]) for r in group if r[col] is not None]
             if len(vals) < 2:
@@ -155,7 +155,7 @@ def write_report(folder: Path, data_dir: Path, game: str, result: dict, title: s
             md += [f"**{len(above)} of {len(rows)} strategies did not reach the target** (their "
                    f"abstract exploitability is in the table); their measures carry that much "
                    f"extra error.", ""]
-        cols = ["abstraction", "method", "built", "ip_objective", "build_seconds", "algorithm",
+        cols = ["abstraction", "method", "built", "board", "ip_objective", "build_seconds", "algorithm",
                 "iterations", "abstract_exploitability", "exploitability", "vs_equilibrium",
                 "value_error", "h2h_same_granularity"]
         md += [_md_table(cols, [[r[c] for c in cols] for r in rows], game), ""]

@@ -141,14 +141,16 @@ def test_cli_compare_prints_tables_and_report(kuhn_dir, capsys):
 def test_winners_skip_granularities_without_a_contest():
     from queries.report import winners
 
-    def row(method, buckets, expl):
-        return {"method": method, "buckets": buckets, "exploitability": expl,
+    def row(method, buckets, expl, board="hidden"):
+        return {"method": method, "buckets": buckets, "exploitability": expl, "board": board,
                 "h2h_same_granularity": 0.0, "vs_equilibrium": -expl, "value_error": expl / 10}
 
-    rows = [row("eb", "2,4", 3.0), row("pa", "2,4", 2.0), row("lossless", "3,9", 0.1)]
+    # lossless has pa's buckets but sees the board: no contest with the hidden-board ones
+    rows = [row("eb", "2,4", 3.0), row("pa", "2,4", 2.0), row("lossless", "2,4", 0.1, "public"),
+            row("eb", "3,9", 1.0, "public"), row("pa", "3,9", 0.5, "public")]
     w = winners(rows)
-    assert [x["buckets"] for x in w] == ["2,4"]
-    assert w[0]["exploitability"] == "pa (2)"
+    assert [x["buckets"] for x in w] == ["2,4", "3,9 (board public)"]
+    assert w[0]["exploitability"] == "pa (2)" and w[1]["exploitability"] == "pa (0.5)"
 
 
 def test_strategies_and_checkpoints_of_an_earlier_build_are_not_used(tmp_path, capsys):
