@@ -9,11 +9,12 @@
   hands of a round share a bucket when they share the parent bucket and have the same
   distribution over the next round's buckets (in the last round: over showdown outcomes).
   13, 205 and 1,774 buckets. The public cards stay public: the abstraction is played with
-  ``public_board`` on, so a player's information is (public board, bucket): this is the
-  reading under which GameShrink's counts are lossless. So refined, the classes are exactly the strategically identical ones (13, 325 and 7,969; the opponent-aware
-  fixed point :func:`strategic_classes` is the check), and abstract and real best responses
-  agree. Played with the board hidden, as eb, eb2 and pa abstractions usually are, the same
-  1,774 classes are not lossless: 2c|3c3d and 2c|3cTd share a bucket (both lose to all but
+  ``public_board`` on, so a player's information is (public board, bucket), the reading under
+  which GameShrink's counts are lossless. So refined, the classes are exactly the
+  strategically identical ones (13, 325 and 7,969; the opponent-aware fixed point
+  :func:`strategic_classes` is the check), and abstract and real best responses agree.
+  Played with the board hidden, as eb, eb2 and pa abstractions usually are, the same 1,774
+  classes are not lossless: 2c|3c3d and 2c|3cTd share a bucket (both lose to all but
   the three other deuces) although the opponent holds a pair on one board and mostly high
   cards on the other, so bluffs and calls are worth different amounts.
 
