@@ -14,6 +14,7 @@ import sys
 
 from schema.errors import UserError
 from schema.optional import import_optional
+from schema.paths import check_data_dir, data_dir
 
 # Modules that contribute sub-commands; each defines ``register(subparsers)``.
 COMMAND_MODULES = ("etl.commands", "abstraction.commands", "solve.commands", "queries.commands")
@@ -45,9 +46,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.data_dir is not None:
         os.environ["POKER_DATA_DIR"] = args.data_dir
     try:
+        check_data_dir(data_dir())
         return int(args.func(args) or 0)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # the environment: permission denied, disk full, read-only file system
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"error: {exc.strerror or exc}{where}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted: completed work is kept; re-run to resume", file=sys.stderr)

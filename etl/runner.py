@@ -93,9 +93,11 @@ def load_records(data_dir: Path, names: Iterable[str]) -> dict[str, dict[str, Re
     for attempt in range(50):
         try:
             con = duckdb.connect(str(path), read_only=True)
-        except duckdb.IOException as exc:  # a writer holds the file for a moment
+        except duckdb.Error as exc:  # IOException: a writer holds the file for a moment
             if "lock" not in str(exc).lower() or attempt == 49:
-                raise
+                from schema.catalog import catalog_error
+
+                raise (catalog_error(path, exc) or exc) from None
             time.sleep(0.2)
             continue
         try:

@@ -31,7 +31,14 @@ def connect(data_dir: str | os.PathLike,
             read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
     """A short-lived connection to ``<data_dir>/poker.duckdb`` with paths relative to it."""
     data_dir = Path(data_dir).absolute()
-    con = duckdb.connect(str(data_dir / CATALOG_FILE), read_only=read_only)
+    try:
+        con = duckdb.connect(str(data_dir / CATALOG_FILE), read_only=read_only)
+    except duckdb.Error as exc:
+        from schema.catalog import catalog_error
+
+        if "lock" in str(exc).lower():  # another process writes: callers retry
+            raise
+        raise (catalog_error(data_dir / CATALOG_FILE, exc) or exc) from None
     try:
         # A setting, not a query: DuckDB has no parameter binding for SET.
         con.execute(f"SET file_search_path = '{_quote(str(data_dir))}'")

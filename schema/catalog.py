@@ -40,6 +40,19 @@ def make_engine(data_dir: str | Path | None = None) -> sa.Engine:
     return sa.create_engine(f"duckdb:///{path}", poolclass=sa.pool.NullPool)
 
 
+def catalog_error(path: Path, exc: BaseException):
+    """A one-line ``UserError`` if ``exc`` (raised opening the catalog) says the file cannot be
+    used -- damaged, not a DuckDB file, unreadable, not writable -- else None (a real bug)."""
+    from schema.errors import UserError
+
+    orig = getattr(exc, "orig", None) or exc  # SQLAlchemy wraps the driver's exception
+    text = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
+    if (type(orig).__name__ == "IOException" or "Corrupt database file" in text
+            or "not a valid DuckDB database" in text):
+        return UserError(f"cannot use the catalog {path}: {text}")
+    return None
+
+
 def _import_models() -> None:
     # Importing registers the models on Base.metadata. Stages that are not built yet are skipped.
     from schema.optional import import_optional
@@ -64,6 +77,9 @@ def session_scope(data_dir: str | Path | None = None, retries: int = 50) -> Iter
         except Exception as exc:  # duckdb raises IOException on a held lock
             engine.dispose()
             if "lock" not in str(exc).lower() or attempt == retries - 1:
+                unusable = catalog_error(catalog_path(data_dir), exc)
+                if unusable is not None:
+                    raise unusable from None
                 raise
             time.sleep(0.2)
     try:

@@ -14,3 +14,20 @@ def data_dir(explicit: str | os.PathLike | None = None) -> Path:
         return Path(explicit)
     env = os.environ.get(ENV_VAR)
     return Path(env) if env else Path("data")
+
+
+def check_data_dir(path: str | os.PathLike) -> None:
+    """Refuse a data directory that is a file or lies under one (the CLI checks it first).
+
+    Raises:
+        UserError: ``path`` or one of its parents exists and is not a directory.
+    """
+    from schema.errors import UserError
+
+    path = Path(path).expanduser().absolute()
+    for p in (path, *path.parents):
+        if p.exists():
+            if not p.is_dir():
+                raise UserError(f"data directory {path} is not a directory"
+                                + (f" ({p} is a file)" if p != path else ""))
+            return

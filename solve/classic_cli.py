@@ -132,6 +132,9 @@ def run(args) -> int:
     name = args.name or f"{tree.name}-{args.algorithm}{'-exact' if args.exact else ''}"
     if not _NAME.match(name):
         raise UserError(f"strategy name {name!r} must be letters, digits, '_', '.', '+', '-'")
+    from solve.commands import check_catalog
+
+    check_catalog(resolve_data_dir())
     iterations = 0
     exact_value = None
     if args.algorithm == "lp" and args.exact:

@@ -102,6 +102,7 @@ def run_solve(args) -> int:
     if not _NAME.match(name):
         raise UserError(f"strategy name {name!r} must be letters, digits, '_', '.', '+', '-'")
     ddir = resolve_data_dir()
+    check_catalog(ddir)
 
     if args.game == "kuhn3":
         if args.algorithm not in ("cfr", "cfr+", "dcfr"):
@@ -161,6 +162,15 @@ def run_solve(args) -> int:
     for line in unreached_report(strategy):
         print(line)
     return 0
+
+
+def check_catalog(ddir) -> None:
+    """Open the catalog before solving, so that an unusable one (damaged, not writable) is a
+    one-line error up front rather than after the solve, with its strategy table unrecorded."""
+    from schema.catalog import session_scope
+
+    with session_scope(ddir):
+        pass
 
 
 def unreached_report(strategy, show: int = 12) -> list[str]:
@@ -242,8 +252,9 @@ def run_evaluate(args) -> int:
         raise UserError(f"no strategy {args.strategy!r} (looked for {path})")
     try:
         head = pq.read_table(path, columns=["game", "abstraction"]).slice(0, 1).to_pylist()
-    except Exception as exc:  # damaged or foreign file
-        raise UserError(f"cannot read strategy table {path}: {exc}") from None
+    except Exception as exc:  # damaged or foreign file (Arrow's messages run over many lines)
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise UserError(f"cannot read strategy table {path}: {first}") from None
     if not head:
         raise UserError(f"strategy table {path} is empty")
     from solve import classic_cli  # issue 7: kuhn-blinds, von-neumann, flop-poker, draw27
