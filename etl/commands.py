@@ -53,7 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--wait", action="store_true",
                    help="wait for another run's lock instead of exiting")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                   help="content parameter of the tables (e.g. hist_bins=50); repeatable")
+                   help="content parameter of the tables (e.g. bins=50); repeatable")
     p.add_argument("--checks", default=None,
                    help="verify: comma-separated subset of: canonical, handval, equity (default: all)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -66,19 +66,33 @@ def main(args: argparse.Namespace) -> int:
     from etl.tables import all_tables
 
     options = _parse_options(args.option)
-    tables = all_tables(options)
+    try:
+        tables = all_tables(options)
+    except ValueError as exc:  # a bad --option value, e.g. bins=x
+        raise UserError(f"--option: {exc}") from None
     known = {k for spec in tables.values() for k in spec.options}
     unknown = sorted(set(options) - known)
     if unknown:
         raise UserError(f"unknown --option {unknown[0]!r} "
                         f"(known: {', '.join(sorted(known)) or 'none'})")
-    names = args.tables.split(",") if args.tables else None
+    names = _names("--tables", args.tables)
     data = resolve_data_dir()
     if args.action == "status":
         return _status(data, tables, names, checksum=not args.quick)
     if args.action == "verify":
-        return _verify(data, args.checks.split(",") if args.checks else None)
+        return _verify(data, _names("--checks", args.checks))
     return _run(data, tables, names, args)
+
+
+def _names(flag: str, text: str | None) -> list[str] | None:
+    """A comma-separated list option; None if not given. An empty list is refused (it would
+    otherwise mean "all", or nothing)."""
+    if text is None:
+        return None
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise UserError(f"{flag} needs at least one name, got {text!r}")
+    return names
 
 
 def _parse_options(items: list[str]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from schema.errors import UserError
@@ -129,10 +130,15 @@ def load_abstraction(name: str, game: str, data_dir: str | Path) -> RhodeIslandT
         f = folder / f"round{r}.parquet"
         if not f.exists():
             raise UserError(f"abstraction {name!r} is missing {f.name}")
-        t = pq.read_table(f, columns=["hand", "bucket"])
-        hand = t.column("hand").to_numpy()
-        b = np.empty(len(hand), dtype=np.int64)
-        b[hand] = t.column("bucket").to_numpy()
+        try:
+            t = pq.read_table(f, columns=["hand", "bucket"])
+            hand = t.column("hand").to_numpy()
+            b = np.empty(len(hand), dtype=np.int64)
+            b[hand] = t.column("bucket").to_numpy()
+        except (OSError, ValueError, KeyError, IndexError, pa.ArrowException) as exc:
+            msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise UserError(f"abstraction {name!r} has a damaged {f.name} ({msg}); rebuild it "
+                            "with `cli.py build-abstraction ... --replace`") from None
         rounds.append(b)
     return RhodeIslandTableAbstraction(name, rounds, public_board=board, created=created)
 

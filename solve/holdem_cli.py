@@ -18,6 +18,7 @@ equity tables needed; its length sets the number of betting rounds), for tests a
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
 
@@ -79,11 +80,14 @@ def run_solve(args) -> int:
             raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
     for flag in ("time_limit", "checkpoint_minutes"):
         v = getattr(args, flag)
-        if v is not None and v <= 0:
-            raise UserError(f"--{flag.replace('_', '-')} must be positive")
+        if v is not None and not 0 < v < math.inf:  # also refuses nan
+            raise UserError(f"--{flag.replace('_', '-')} must be positive and finite, got {v}")
     if args.lbr_deals < 0 or args.h2h_deals < 1:
         raise UserError("--lbr-deals must be >= 0 and --h2h-deals >= 1")
     ddir = resolve_data_dir()
+    from solve.commands import check_catalog
+
+    check_catalog(ddir)
     name = args.name or f"holdem-{args.abstraction.replace(':', '-').replace(',', '-')}-cfr+"
     from solve.commands import _NAME
 

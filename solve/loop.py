@@ -17,10 +17,10 @@ def check_stop_args(args) -> None:
         v = getattr(args, flag)
         if v is not None and v < 1:
             raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
-    if args.time_limit is not None and args.time_limit <= 0:
-        raise UserError("--time-limit must be positive")
-    if args.target_exploitability is not None and args.target_exploitability <= 0:
-        raise UserError("--target-exploitability must be positive")
+    for flag in ("time_limit", "target_exploitability"):
+        v = getattr(args, flag)
+        if v is not None and not 0 < v < math.inf:  # also refuses nan (it would never stop)
+            raise UserError(f"--{flag.replace('_', '-')} must be positive and finite, got {v}")
 
 
 def iterate_until(solver, game, every: int, *, total: int | None = None,
