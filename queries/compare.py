@@ -21,6 +21,7 @@ with the methods of :class:`GameSupport`. Texas Hold'em joins by providing
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from dataclasses import dataclass, field
@@ -411,7 +412,26 @@ def build_abstraction(data_dir: Path, method: str, buckets: str | None, name: st
     build_command(argparse.Namespace(
         buckets=buckets, method=method, game="rhode-island", name=name, seed=seed, workers=1,
         n_init=4, kmax=None, kmax_factor=None, intermediate=None, replace=False,
-        data_dir=str(data_dir)))
+        public_board=False, data_dir=str(data_dir)))
+
+
+def check_report_dir(folder: str | Path) -> Path:
+    """Refuse a ``--report`` folder that cannot be written before any work is done.
+
+    Raises:
+        UserError: it, or a parent, is a file, or its nearest existing parent is not writable.
+    """
+    import os
+
+    folder = Path(folder).expanduser().absolute()
+    for p in (folder, *folder.parents):
+        if p.exists():
+            if not p.is_dir():
+                raise UserError(f"--report {folder}: {p} is not a directory")
+            if not os.access(p, os.W_OK | os.X_OK):
+                raise UserError(f"--report {folder}: {p} is not writable")
+            break
+    return folder
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -510,7 +530,15 @@ def measure_tables(data_dir: Path, game: str, strategies: list[str], equilibrium
     out = {}
     with connect(data_dir, read_only=True) as con:
         def q(sql, params):
-            rel = con.execute(sql, params)
+            import duckdb
+
+            try:
+                rel = con.execute(sql, params)
+            except duckdb.IOException as exc:
+                if "No files found" not in str(exc):
+                    raise
+                raise UserError(f"no evaluations stored in {data_dir / 'evaluations'} "
+                                "(compare without --report-only computes them)") from None
             cols = [d[0] for d in rel.description]
             return cols, rel.fetchall()
 
@@ -604,13 +632,10 @@ def add_solve_options(p: argparse.ArgumentParser, target_default: float = 1.0) -
 def options_from(args) -> Options:
     if args.algorithm not in SOLVE_ALGORITHMS:
         raise UserError(f"unknown algorithm {args.algorithm!r}; choose from {', '.join(SOLVE_ALGORITHMS)}")
-    for flag in ("target", "equilibrium_target"):
-        if getattr(args, flag) <= 0:
-            raise UserError(f"--{flag.replace('_', '-')} must be positive")
-    for flag in ("time_limit", "equilibrium_time_limit"):
+    for flag in ("target", "equilibrium_target", "time_limit", "equilibrium_time_limit"):
         v = getattr(args, flag)
-        if v is not None and v <= 0:
-            raise UserError(f"--{flag.replace('_', '-')} must be positive")
+        if v is not None and not 0 < v < math.inf:  # also refuses nan (it would never stop)
+            raise UserError(f"--{flag.replace('_', '-')} must be positive and finite, got {v}")
     if args.check_every < 1:
         raise UserError("--check-every must be at least 1")
     for flag in ("iterations", "equilibrium_iterations"):
@@ -664,6 +689,8 @@ def run_compare(args) -> int:
                                                       b=args.names[1], deals=args.deals,
                                                       seed=args.seed))
     options = options_from(args)
+    if args.report:
+        check_report_dir(args.report)
     data_dir = resolve_data_dir()
     support = game_support(args.game, data_dir)
     result = compare(support, args.names, options, data_dir)

@@ -83,12 +83,18 @@ def write_batch(data_dir: str | Path, game: str, results: list[Result]) -> Path 
 
 
 def stored_keys(data_dir: str | Path, game: str) -> set[tuple]:
-    """Keys (:meth:`Result.key`) of the evaluations of ``game`` by this code version."""
+    """Keys (:meth:`Result.key`) of the evaluations of ``game`` by this code version whose
+    Parquet file is still there (a deleted file's evaluations are computed again)."""
     from schema.catalog import session_scope
     from schema.catalog_queries import Evaluation
 
     with session_scope(data_dir) as s:
         q = s.query(Evaluation.measure, Evaluation.seat, Evaluation.strategy_a, Evaluation.sha_a,
-                    Evaluation.strategy_b, Evaluation.sha_b).filter(
+                    Evaluation.strategy_b, Evaluation.sha_b, Evaluation.path).filter(
             Evaluation.game == game, Evaluation.code_version == CODE_VERSION)
-        return {tuple(row) for row in q.all()}
+        rows = q.all()
+    present: dict[str, bool] = {}
+    for *_, path in rows:
+        if path not in present:
+            present[path] = (Path(data_dir) / path).exists()
+    return {tuple(row[:-1]) for row in rows if present[row[-1]]}

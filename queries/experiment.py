@@ -31,11 +31,13 @@ def ri_name(method: str, buckets: str) -> str:
 
 
 def rhode_island_granularity(args, data_dir: Path) -> int:
-    from queries.compare import RhodeIslandSupport, build_abstraction, compare, options_from, \
-        print_tables
+    from queries.compare import RhodeIslandSupport, build_abstraction, check_report_dir, compare, \
+        options_from, print_tables
     from queries.report import write_report
 
     options = options_from(args)
+    report = Path(args.report) if args.report else data_dir / "reports" / args.name
+    check_report_dir(report)
     t0 = time.time()
     support = RhodeIslandSupport(data_dir)
     have = set(support._abstractions())
@@ -51,7 +53,6 @@ def rhode_island_granularity(args, data_dir: Path) -> int:
         build_abstraction(data_dir, "lossless", None, lossless, seed=args.seed)
     result = compare(support, names + [lossless], options, data_dir)
     print_tables(result["tables"])
-    report = Path(args.report) if args.report else data_dir / "reports" / args.name
     if not options.report_only:
         result["wall_seconds"] = time.time() - t0
     result["command"] = "python " + " ".join(sys.argv)
