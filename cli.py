@@ -20,8 +20,16 @@ from schema.paths import check_data_dir, data_dir
 COMMAND_MODULES = ("etl.commands", "abstraction.commands", "solve.commands", "queries.commands")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the project's one-line ``error: ...`` (exit 2) instead of usage + error;
+    sub-command parsers inherit it."""
+
+    def error(self, message: str):
+        self.exit(2, f"error: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="cli.py",
         description=__doc__.splitlines()[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -47,7 +47,10 @@ def register(subparsers) -> None:
     p.add_argument("--replace", action="store_true", help="rebuild an existing name")
     p.set_defaults(func=build_command)
 
-    q = subparsers.add_parser("abstractions", help="list the built abstractions")
+    q = subparsers.add_parser("abstractions", help="list the built abstractions",
+                              description="List the built abstractions (catalog table "
+                              "abstractions): name, game, method, bucket counts, board visibility, "
+                              "seed and build seconds.")
     q.add_argument("--json", action="store_true", help="print JSON lines")
     q.set_defaults(func=list_command)
 
@@ -111,6 +114,8 @@ def build_command(args: argparse.Namespace) -> int:
                         "abstraction is far too large to build)")
     if args.public_board and args.game != "rhode-island":
         raise UserError("--public-board is available for rhode-island only")
+    if getattr(args, "intermediate", None) is not None and args.method != "pa":
+        raise UserError(f"--intermediate applies to --method pa, not {args.method}")
     buckets = parse_buckets(args.buckets, args.game)
     if buckets is None and args.method != "lossless":
         raise UserError(f"--buckets is required for method {args.method}")

@@ -38,6 +38,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def main(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 0:
         raise UserError(f"--limit must be non-negative, got {args.limit}")
+    if not args.query.strip().strip(";").strip():
+        raise UserError("no SQL statement given, e.g. \"SELECT count(*) FROM handval\"")
     result = run_query(resolve_data_dir(), args.query, args.limit)
     if args.format == "csv":
         write_csv(result, sys.stdout)

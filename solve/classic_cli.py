@@ -120,7 +120,10 @@ def run(args) -> int:
     if args.exact and args.algorithm != "lp":
         raise UserError("--exact applies to --algorithm lp")
     if args.abstraction is not None:
-        raise UserError(f"--abstraction is not supported for {args.game}")
+        raise UserError(f"--abstraction is not supported for {args.game}" if args.game in GAMES
+                        else f"--algorithm {args.algorithm}{' --exact' if args.exact else ''} "
+                             "solves the classic game trees, without --abstraction (use lp, cfr, "
+                             "cfr+ or dcfr)")
     if args.resume:
         raise UserError("--resume is not supported for the classic games")
     check_stop_args(args)

@@ -53,7 +53,9 @@ def register(subparsers) -> None:
     holdem_cli.add_arguments(p)
     p.set_defaults(func=run_solve)
 
-    e = subparsers.add_parser("evaluate", help="exploitability and value of a stored strategy")
+    e = subparsers.add_parser("evaluate", help="exploitability and value of a stored strategy",
+                              description="Exploitability and value of a stored strategy in its "
+                              "game (holdem: LBR bound and baselines, in mbb/g).")
     e.add_argument("strategy", help="strategy name (as given to solve) or path to strategy.parquet")
     e.set_defaults(func=run_evaluate)
 

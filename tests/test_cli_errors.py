@@ -147,3 +147,29 @@ def test_compare_deleted_evaluations(tmp_path, capsys, monkeypatch):
         f.unlink()
     rc, out, err = _main(capsys, monkeypatch, tmp_path, *args, "--report-only")
     _one_error(rc, err, "no evaluations stored")
+
+
+@pytest.mark.parametrize("args, starts", [
+    (("solve", "--game", "kuhn", "--iterations", "x"), "argument --iterations: invalid int value"),
+    (("nope",), "argument COMMAND: invalid choice: 'nope'"),
+    (("compare", "--game", "kuhn"), "the following arguments are required: names"),
+])
+def test_argparse_errors_are_one_line(tmp_path, capsys, monkeypatch, args, starts):
+    # was: the whole usage (15 lines for solve), then 'cli.py solve: error: ...'
+    with pytest.raises(SystemExit) as exc:
+        _main(capsys, monkeypatch, tmp_path, *args)
+    _one_error(exc.value.code, capsys.readouterr().err, starts)
+
+
+@pytest.mark.parametrize("args, starts", [
+    (("sql", ""), "no SQL statement given"),  # was: exit 0, an empty line
+    (("sql", " ; "), "no SQL statement given"),
+    (("solve", "--game", "rhode-island", "--abstraction", "a", "--algorithm", "egt"),
+     "--algorithm egt solves the classic game trees, without --abstraction"),
+    (("build-abstraction", "--game", "rhode-island", "--method", "eb", "--buckets", "13,25,125",
+      "--intermediate", ",,200"), "--intermediate applies to --method pa, not eb"),  # was ignored
+])
+def test_conflicting_or_empty_input(tmp_path, capsys, monkeypatch, args, starts):
+    rc, out, err = _main(capsys, monkeypatch, tmp_path, *args)
+    _one_error(rc, err, starts)
+    assert not (tmp_path / "abstractions").exists()
