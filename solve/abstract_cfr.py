@@ -77,9 +77,13 @@ class AbstractFormSolver:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez(tmp, format=FORMAT, algorithm=self.algorithm, n_seq=np.array(self.form.sf.n_seq),
-                 **self._cfr.state())
-        tmp.replace(path)
+        try:
+            np.savez(tmp, format=FORMAT, algorithm=self.algorithm,
+                     n_seq=np.array(self.form.sf.n_seq), **self._cfr.state())
+            tmp.replace(path)
+        except BaseException:  # e.g. Ctrl-C mid-write: no half-written file left beside it
+            tmp.unlink(missing_ok=True)
+            raise
 
     def load(self, path: str | Path) -> "AbstractFormSolver":
         """Restore a checkpoint written by :meth:`save` for the same game and algorithm.

@@ -137,10 +137,14 @@ class CFRSolver:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez(tmp, regrets=self.regrets_, average=self.average_, iteration=self.iteration_,
-                 algorithm=self.algorithm, params=np.array([self.alpha, self.beta, self.gamma]),
-                 n_infosets=self.game.n_infosets)
-        tmp.replace(path)
+        try:
+            np.savez(tmp, regrets=self.regrets_, average=self.average_, iteration=self.iteration_,
+                     algorithm=self.algorithm, params=np.array([self.alpha, self.beta, self.gamma]),
+                     n_infosets=self.game.n_infosets)
+            tmp.replace(path)
+        except BaseException:  # e.g. Ctrl-C mid-write: no half-written file left beside it
+            tmp.unlink(missing_ok=True)
+            raise
 
     def load(self, path: str | Path) -> "CFRSolver":
         """Restore a checkpoint written by :meth:`save` for the same game and algorithm."""

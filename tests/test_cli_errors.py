@@ -173,3 +173,32 @@ def test_conflicting_or_empty_input(tmp_path, capsys, monkeypatch, args, starts)
     rc, out, err = _main(capsys, monkeypatch, tmp_path, *args)
     _one_error(rc, err, starts)
     assert not (tmp_path / "abstractions").exists()
+
+
+def test_interrupted_checkpoint_leaves_no_temp_file(tmp_path, capsys, monkeypatch):
+    # Ctrl-C while a checkpoint was written left checkpoint.npz.tmp.npz beside it
+    import numpy as np
+
+    import solve.cfr
+
+    rc, out, err = _main(capsys, monkeypatch, tmp_path, "solve", "--game", "kuhn", "--iterations",
+                         "20", "--check-every", "10")
+    assert rc == 0, err
+    folder = tmp_path / "strategies" / "kuhn-full-cfr+"
+    before = (folder / "checkpoint.npz").read_bytes()
+    table = (folder / "strategy.parquet").read_bytes()
+
+    real_savez = np.savez
+
+    def savez_then_interrupt(file, **arrays):
+        real_savez(file, **arrays)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(solve.cfr.np, "savez", savez_then_interrupt)
+    rc, out, err = _main(capsys, monkeypatch, tmp_path, "solve", "--game", "kuhn", "--iterations",
+                         "40", "--check-every", "10", "--resume")
+    assert rc == 130 and "interrupted" in err
+    monkeypatch.undo()
+    assert sorted(p.name for p in folder.iterdir()) == ["checkpoint.npz", "strategy.parquet"]
+    assert (folder / "checkpoint.npz").read_bytes() == before
+    assert (folder / "strategy.parquet").read_bytes() == table
