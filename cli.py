@@ -51,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.data_dir is not None and not args.data_dir.strip():  # e.g. --data-dir "$UNSET"
+        parser.error("--data-dir is empty (it would mean ./data)")
     if args.data_dir is not None:
         os.environ["POKER_DATA_DIR"] = args.data_dir
     try:

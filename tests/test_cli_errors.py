@@ -202,3 +202,13 @@ def test_interrupted_checkpoint_leaves_no_temp_file(tmp_path, capsys, monkeypatc
     assert sorted(p.name for p in folder.iterdir()) == ["checkpoint.npz", "strategy.parquet"]
     assert (folder / "checkpoint.npz").read_bytes() == before
     assert (folder / "strategy.parquet").read_bytes() == table
+
+
+def test_empty_data_dir_refused(tmp_path, capsys, monkeypatch):
+    # --data-dir "" (e.g. an unset shell variable) silently meant ./data
+    import cli
+
+    monkeypatch.setenv("POKER_DATA_DIR", str(tmp_path))
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--data-dir", "", "abstractions"])
+    _one_error(exc.value.code, capsys.readouterr().err, "--data-dir is empty")
