@@ -135,8 +135,13 @@ def run_solve(args) -> int:
                 raise UserError(f"cannot resume {name!r}: its checkpoint predates abstraction "
                                 f"{args.abstraction!r}, which was rebuilt since; solve without "
                                 "--resume")
+            import zipfile
+
             try:
                 solver.load(ckpt)
+            except (zipfile.BadZipFile, EOFError) as exc:  # e.g. a truncated checkpoint.npz
+                raise UserError(f"cannot resume {name!r}: damaged checkpoint {ckpt} ({exc}); "
+                                "solve without --resume") from None
             except (ValueError, KeyError, OSError) as exc:
                 raise UserError(f"cannot resume {name!r}: {exc}") from None
         default_iters = 1000 if args.target_exploitability is None and args.time_limit is None else None

@@ -212,3 +212,14 @@ def test_empty_data_dir_refused(tmp_path, capsys, monkeypatch):
     with pytest.raises(SystemExit) as exc:
         cli.main(["--data-dir", "", "abstractions"])
     _one_error(exc.value.code, capsys.readouterr().err, "--data-dir is empty")
+
+
+def test_resume_from_truncated_checkpoint(tmp_path, capsys, monkeypatch):
+    # was: zipfile.BadZipFile traceback
+    args = ("solve", "--game", "kuhn", "--iterations", "20", "--check-every", "10")
+    rc, out, err = _main(capsys, monkeypatch, tmp_path, *args)
+    assert rc == 0, err
+    ckpt = tmp_path / "strategies" / "kuhn-full-cfr+" / "checkpoint.npz"
+    ckpt.write_bytes(ckpt.read_bytes()[:300])
+    rc, out, err = _main(capsys, monkeypatch, tmp_path, *args, "--resume")
+    _one_error(rc, err, "cannot resume 'kuhn-full-cfr+': damaged checkpoint")
