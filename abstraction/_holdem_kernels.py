@@ -11,7 +11,7 @@ import itertools
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from etl._index_kernels import index_hand, unindex_hand
+from etl._index_kernels import index_hand, index_hand_inline, unindex_hand
 
 SUIT_PERMS = np.array(list(itertools.permutations(range(4))), dtype=np.int64)
 #: River equity against the 990 opponent hands as an exact integer: 2 * wins + ties.
@@ -51,8 +51,8 @@ def round_arrays(tables, n_cards, bounds, parent_tables, n_parent_cards, eq_tabl
         unindex_hand(tables, start + i, cards)
         orbit_out[i] = orbit_size(cards, bounds, perms)
         if n_parent_cards > 0:
-            parent_out[i] = index_hand(parent_tables, cards[:n_parent_cards])
-        eq_out[i] = index_hand(eq_tables, cards)
+            parent_out[i] = index_hand_inline(parent_tables, cards[:n_parent_cards])
+        eq_out[i] = index_hand_inline(eq_tables, cards)
 
 
 def river_histograms(turn_tables, river_tables, turn_bucket, turn_weight, river_key, n_buckets):
@@ -88,5 +88,5 @@ def _river_histograms(turn_tables, river_tables, turn_bucket, turn_weight, river
                 if used[c]:
                     continue
                 cards[6] = c
-                hist[t, b, river_key[index_hand(river_tables, cards)]] += w
+                hist[t, b, river_key[index_hand_inline(river_tables, cards)]] += w
     return hist.sum(axis=0)

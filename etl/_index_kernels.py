@@ -11,6 +11,9 @@ no allocation, no Python objects):
   colex index ``idx`` into ``out[:k]``.
 - ``index_hand(tables, cards) -> int64``: canonical index of one hand (-1 if invalid).
 - ``unindex_hand(tables, idx, out) -> bool``: writes the canonical representative of ``idx``.
+- ``index_hand_inline``, ``unindex_hand_inline``, ``canonical_code_inline``: the same functions
+  inlined into the caller by numba; faster in a hot loop, but every caller compiles their whole
+  body again (seconds each on a cold cache), so use them only where a benchmark shows it.
 - ``canonical_form(groups, cards) -> (int64, int64, int64, int64)`` and
   ``canonical_code(groups, cards) -> int64``: complete suit-isomorphism invariants computed
   without the index (used to verify it); ``groups = tables[0]``.
@@ -221,7 +224,7 @@ def _c4(n: int) -> int:
     return n * (n - 1) * (n - 2) * (n - 3) // 24
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def index_hand(tables, cards) -> int:
     """Canonical index of one hand (numba-callable; see the module docstring).
 
@@ -308,6 +311,13 @@ def index_hand(tables, cards) -> int:
     return idx + mult * (a2 + suit_size[cid, 2] * a3)
 
 
+#: ``index_hand`` pasted into the caller by numba (``inline="always"``): faster in a hot loop
+#: (measured 2x in ``index_rows``, 20% in the Hold'em CFR pass: no call with ~50 exploded
+#: array arguments) but each caller then compiles the whole body again (seconds per site), so
+#: only the measured hot loops use it; ordinary callers take ``index_hand``.
+index_hand_inline = njit(cache=True, inline="always")(index_hand.py_func)
+
+
 @njit(cache=True, inline="always")
 def _inv_choose(part: int, k: int) -> int:
     """Largest y with C(y, k) <= part, for k in 2..4 (float estimate, then exact fix-up)."""
@@ -351,7 +361,7 @@ def _decode_digit(x: int, used: int, n: int, s: int):
     return x // radix, used | mask, cards
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def unindex_hand(tables, idx: int, out) -> bool:
     """Write the canonical representative of index ``idx`` into ``out`` (numba-callable).
 
@@ -439,18 +449,22 @@ def unindex_hand(tables, idx: int, out) -> bool:
     return True
 
 
+#: ``unindex_hand`` inlined by numba (see ``index_hand_inline``), for hot loops only.
+unindex_hand_inline = njit(cache=True, inline="always")(unindex_hand.py_func)
+
+
 @njit(cache=True, parallel=True)
 def index_rows(tables, cards: np.ndarray, out: np.ndarray) -> None:
     """``out[r] = index_hand(tables, cards[r])`` over the rows, in parallel."""
     for r in prange(cards.shape[0]):
-        out[r] = index_hand(tables, cards[r])
+        out[r] = index_hand_inline(tables, cards[r])
 
 
 @njit(cache=True, parallel=True)
 def unindex_rows(tables, idx: np.ndarray, out: np.ndarray) -> None:
     """``out[r]`` = canonical representative of ``idx[r]`` (caller checks the range)."""
     for r in prange(idx.shape[0]):
-        unindex_hand(tables, idx[r], out[r])
+        unindex_hand_inline(tables, idx[r], out[r])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -487,7 +501,7 @@ def canonical_form(groups, cards):
     return _sort4(s0, s1, s2, s3)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def canonical_code(groups, cards) -> int:
     """An exact integer code of a hand's isomorphism class, computed without the index.
 
@@ -536,6 +550,9 @@ def canonical_code(groups, cards) -> int:
         radix *= BINOM[52, groups[j]]
         start += groups[j]
     return code
+
+
+canonical_code_inline = njit(cache=True, inline="always")(canonical_code.py_func)
 
 
 @njit(cache=True, inline="always")
@@ -608,8 +625,8 @@ def verify_tasks(tables, first: np.ndarray, codes: np.ndarray, bitmap: np.ndarra
         nb = 0
         more = True
         while more:
-            b_idx[nb] = index_hand(tables, cards)
-            b_code[nb] = canonical_code(groups, cards)
+            b_idx[nb] = index_hand_inline(tables, cards)
+            b_code[nb] = canonical_code_inline(groups, cards)
             nb += 1
             g = n_rounds - 1
             while g >= 1:
@@ -658,12 +675,12 @@ def roundtrip_range(tables, lo: int, hi: int, codes: np.ndarray, errors: np.ndar
         a = lo + ch * step
         b = min(hi, a + step)
         for i in range(a, b):
-            if not unindex_hand(tables, i, out):
+            if not unindex_hand_inline(tables, i, out):
                 e1[ch] += 1
                 continue
-            if index_hand(tables, out) != i:
+            if index_hand_inline(tables, out) != i:
                 e0[ch] += 1
-            codes[i] = canonical_code(groups, out)
+            codes[i] = canonical_code_inline(groups, out)
             start = 0
             for j in range(groups.shape[0]):
                 for t in range(start + 1, start + groups[j]):

@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit, prange
 
 from etl._eval_kernels import eval5, eval6, eval7
-from etl._index_kernels import index_hand, unindex_hand
+from etl._index_kernels import index_hand, index_hand_inline, unindex_hand
 
 DECISION, FOLD_END, SHOWDOWN = 0, 1, 2
 FOLD, CALL, RAISE = 0, 1, 2
@@ -35,13 +35,13 @@ def hand_buckets(c0, c1, board, n_rounds, bk, tabs, rkey, cards, out):
     cards[1] = c1
     for j in range(5):
         cards[2 + j] = board[j]
-    out[0] = bk[0][index_hand(tabs[0], cards[:2])]
+    out[0] = bk[0][index_hand_inline(tabs[0], cards[:2])]
     if n_rounds > 1:
-        out[1] = bk[1][index_hand(tabs[1], cards[:5])]
+        out[1] = bk[1][index_hand_inline(tabs[1], cards[:5])]
     if n_rounds > 2:
-        out[2] = bk[2][index_hand(tabs[2], cards[:6])]
+        out[2] = bk[2][index_hand_inline(tabs[2], cards[:6])]
     if n_rounds > 3:
-        out[3] = bk[3][out[2] * RIVER_KEYS + rkey[index_hand(tabs[3], cards[:7])]]
+        out[3] = bk[3][out[2] * RIVER_KEYS + rkey[index_hand_inline(tabs[3], cards[:7])]]
 
 
 @njit(cache=True, inline="always")
@@ -469,7 +469,8 @@ def lbr_game(ntype, player, rnd, nact, child, code, spent, bets, n_rounds, tabs,
                 if used[a] or used[b]:
                     w[h] = 0.0
                     continue
-                hand_buckets(a, b, board, r + 1, bk, tabs, rkey, cards, out)
+                # uint8 cards like every other caller: one compiled signature
+                hand_buckets(np.uint8(a), np.uint8(b), board, r + 1, bk, tabs, rkey, cards, out)
                 obk[h] = out[r]
         k = nact[n]
         if player[n] == o:
