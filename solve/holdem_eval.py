@@ -59,7 +59,11 @@ class Policy:
                    np.zeros((tree.n_nodes, 2), np.int64), buckets)
 
     def args(self):
-        return self.kind, self.weights, self.offset, self.buckets.arrays
+        # always a read-only view (no copy): the kernels only read the weights, and one array
+        # type (loaded strategies are read-only) means one compiled signature per kernel
+        w = self.weights.view()
+        w.flags.writeable = False
+        return self.kind, w, self.offset, self.buckets.arrays
 
 
 @dataclass
