@@ -28,6 +28,7 @@ from schema.abstraction import BUCKETS_SCHEMA, CENTROIDS_SCHEMA, THRESHOLDS_SCHE
 from schema.catalog import session_scope
 from schema.catalog_abstraction import Abstraction
 from schema.paths import data_dir as resolve_data_dir
+from schema.paths import stored_path
 from schema.storage import atomic_write_parquet
 
 #: Bump when a change to the builders changes what a given (method, buckets, seed) produces.
@@ -111,13 +112,22 @@ def save(model, hands: GameHands, name: str, *, seed: int, seconds: float, repla
     root = abstraction_dir(name, data_dir)
     if not replace and exists(name, data_dir):
         raise FileExistsError(f"abstraction {name!r} exists (use --replace to rebuild it)")
-    if root.exists():
-        shutil.rmtree(root)
+    # written apart (outside abstractions/, which the SQL views glob) while the old build stays
+    # whole; then two renames swap them
+    work = root.parent.parent / ".staging"
+    staging, old = work / f"abstraction-{name}", work / f"abstraction-{name}.old"
+    for p in (staging, old):
+        if p.exists():
+            shutil.rmtree(p)
     for r, res in enumerate(model.rounds_):
         if r < len(hands.rounds):  # a LeafRound is stored as equity thresholds only
-            atomic_write_parquet(round_table(r, res), root / f"round{r}.parquet")
-    atomic_write_parquet(centroids_table(model.rounds_), root / "centroids.parquet")
-    atomic_write_parquet(thresholds_table(model.rounds_), root / "thresholds.parquet")
+            atomic_write_parquet(round_table(r, res), staging / f"round{r}.parquet")
+    atomic_write_parquet(centroids_table(model.rounds_), staging / "centroids.parquet")
+    atomic_write_parquet(thresholds_table(model.rounds_), staging / "thresholds.parquet")
+    root.parent.mkdir(parents=True, exist_ok=True)
+    if root.exists():
+        root.rename(old)
+    staging.rename(root)
     row = Abstraction(
         name=name, method=model.method, game=hands.game,
         buckets=",".join(str(b) for b in (model.buckets or model.buckets_)),
@@ -126,10 +136,12 @@ def save(model, hands: GameHands, name: str, *, seed: int, seconds: float, repla
         errors=json.dumps(model.report_, default=_json),
         timings=json.dumps({"rounds": [rep.get("seconds") for rep in model.report_],
                             "total": round(seconds, 3)}),
-        code_version=CODE_VERSION, path=str(root),
+        code_version=CODE_VERSION, path=stored_path(resolve_data_dir(data_dir), root),
         created=dt.datetime.now(dt.timezone.utc).replace(tzinfo=None))
     with session_scope(data_dir) as s:
         s.merge(row)
+    if old.exists():
+        shutil.rmtree(old)
     return row
 
 

@@ -190,8 +190,9 @@ class LimitPokerSupport(GameSupport):
     def _path(self, run: dict) -> Path:
         from solve.table import strategy_path
 
-        p = Path(run["path"])
-        return p if p.exists() else strategy_path(self.data_dir, run["name"])
+        from schema.paths import resolve_stored
+
+        return resolve_stored(self.data_dir, run["path"], strategy_path(self.data_dir, run["name"]))
 
     def resolve(self, names: list[str]) -> list[Entry]:
         runs, abstractions = self._runs(), self._abstractions()

@@ -153,7 +153,9 @@ def game_column() -> MappedColumn[str]:
 
 
 def path_column() -> MappedColumn[str]:
-    """Where the row's stored table or folder is (as the writer gave it)."""
+    """Where the row's stored table or folder is: relative to the data directory when inside
+    it (``schema.paths.stored_path``; older rows: absolute), read back with
+    ``schema.paths.resolve_stored``."""
     return mapped_column(sa.String, nullable=False)
 
 

@@ -31,3 +31,24 @@ def check_data_dir(path: str | os.PathLike) -> None:
                 raise UserError(f"data directory {path} is not a directory"
                                 + (f" ({p} is a file)" if p != path else ""))
             return
+
+
+def stored_path(data: str | os.PathLike, path: str | os.PathLike) -> str:
+    """How the catalog records ``path``: relative to the data directory when it lies inside
+    it (so a copied or moved data directory reads its own files), else absolute."""
+    path = Path(path).absolute()
+    try:
+        return str(path.relative_to(Path(data).absolute()))
+    except ValueError:
+        return str(path)
+
+
+def resolve_stored(data: str | os.PathLike, stored: str, default: Path) -> Path:
+    """The file or folder a catalog row names: ``default`` (its usual place in this data
+    directory) when it exists -- so a data directory copied with absolute paths recorded
+    reads its own files, not the original's --, else ``stored`` (relative to the data
+    directory, or absolute)."""
+    if default.exists():
+        return default
+    p = Path(stored)
+    return p if p.is_absolute() else Path(data) / p

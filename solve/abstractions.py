@@ -124,7 +124,9 @@ def load_abstraction(name: str, game: str, data_dir: str | Path) -> RhodeIslandT
         raise UserError(f"abstraction {name!r} is for {row_game}, not {game}")
     if game != "rhode-island":
         raise UserError(f"abstractions are supported for rhode-island only, not {game}")
-    folder = Path(path) if Path(path).is_absolute() else Path(data_dir) / "abstractions" / name
+    from schema.paths import resolve_stored
+
+    folder = resolve_stored(data_dir, path, Path(data_dir) / "abstractions" / name)
     rounds = []
     for r in range(3):
         f = folder / f"round{r}.parquet"

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
+from schema.paths import stored_path
 
 GAMES = ("kuhn", "kuhn3", "leduc", "rhode-island")
 ALGORITHMS = ("lp", "cfr", "cfr+", "dcfr")
@@ -210,7 +211,7 @@ def record_run(ddir, name, game, abstraction, algorithm, iterations, wall, expl,
                          iterations=int(iterations), wall_seconds=float(wall),
                          exploitability=None if expl is None else float(expl),
                          abstract_exploitability=None if abs_expl is None else float(abs_expl),
-                         value=float(value), path=str(path), sha256=digest,
+                         value=float(value), path=stored_path(ddir, path), sha256=digest,
                          created=dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)))
     if not views:
         return

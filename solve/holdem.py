@@ -333,7 +333,10 @@ def load_buckets(name: str, data_dir) -> HoldemBuckets:
         row = s.get(Abstraction, name)
         if row is None:
             raise UserError(f"no abstraction {name!r} (see `cli.py abstractions`)")
-        game, path = row.game, Path(row.path)
+        game, stored = row.game, row.path
+    from schema.paths import resolve_stored
+
+    path = resolve_stored(data_dir, stored, Path(data_dir) / "abstractions" / name)
     if game != "holdem":
         raise UserError(f"abstraction {name!r} is for {game!r}, not holdem")
     try:

@@ -112,3 +112,46 @@ def test_sql_views(tmp_path, capsys):
                "--format", "csv") == 0
     out = capsys.readouterr().out.split()
     assert out[-3:] == ["0,13", "1,20", "2,40"]
+
+
+
+def test_moved_data_dir_reads_its_own_files(tmp_path):
+    # the catalog records paths inside the data directory relative to it; a row with an
+    # absolute path (as older code wrote) still reads the moved directory's own files
+    import shutil
+
+    from schema.catalog import session_scope
+    from schema.catalog_abstraction import Abstraction
+    from solve.abstractions import load_abstraction
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert run(a, "build-abstraction", "--game", "rhode-island", "--method", "eb",
+               "--buckets", "13,20,40", "--name", "x", "--n-init", "1") == 0
+    with session_scope(a) as s:
+        row = s.get(Abstraction, "x")
+        assert row.path == "abstractions/x"
+        row.path = str(a / "abstractions" / "x")
+    shutil.copytree(a, b)
+    shutil.rmtree(a)
+    assert load_abstraction("x", "rhode-island", b).n_buckets == (13, 20, 40)
+
+
+def test_replace_keeps_the_old_build_until_the_new_one_is_written(tmp_path, monkeypatch):
+    from abstraction import store
+
+    args = ["build-abstraction", "--game", "rhode-island", "--method", "eb", "--buckets",
+            "13,20,40", "--name", "x", "--n-init", "1"]
+    assert run(tmp_path, *args) == 0
+    before = {p.name: p.read_bytes() for p in (tmp_path / "abstractions" / "x").iterdir()}
+
+    def crash(*a, **k):
+        raise KeyboardInterrupt  # e.g. Ctrl-C while the new thresholds table is written
+
+    monkeypatch.setattr(store, "thresholds_table", crash)
+    assert run(tmp_path, *args, "--buckets", "13,25,50", "--replace") == 130  # interrupted
+    after = {p.name: p.read_bytes() for p in (tmp_path / "abstractions" / "x").iterdir()}
+    assert after == before  # the old build is whole and still the one the catalog names
+    monkeypatch.undo()
+    assert run(tmp_path, *args, "--buckets", "13,25,50", "--replace") == 0
+    assert store.load_buckets("x", 2, tmp_path).column("bucket").to_numpy().max() == 49
+    assert sorted(p.name for p in (tmp_path / ".staging").iterdir()) == []
