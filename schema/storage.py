@@ -13,10 +13,12 @@ import pyarrow.parquet as pq
 class AtomicFile:
     """``with AtomicFile(path) as f:`` write ``f.tmp`` (same directory, a ``.tmp`` name that
     ``*.parquet`` globs never see); on success the file is fsynced, hashed (``f.digest``, the
-    SHA-256 the catalog records) and renamed onto ``path``; on any error it is removed."""
+    SHA-256 the catalog records; skipped with ``checksum=False``, e.g. for checkpoints) and
+    renamed onto ``path``; on any error (or Ctrl-C) it is removed."""
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, checksum: bool = True):
         self.path = Path(path)
+        self.checksum = checksum
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         self.digest = ""
@@ -29,7 +31,7 @@ class AtomicFile:
             if exc_type is None:
                 with open(self.tmp, "rb+") as fh:
                     os.fsync(fh.fileno())
-                self.digest = file_sha256(self.tmp)
+                self.digest = file_sha256(self.tmp) if self.checksum else ""
                 os.replace(self.tmp, self.path)
         finally:
             if self.tmp.exists():

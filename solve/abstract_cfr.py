@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from schema.storage import AtomicFile
 from solve.games.abstract_form import AbstractForm, to_strategy
 from solve.games.compile import CompiledGame
 from solve.strategy import Strategy
@@ -74,16 +75,9 @@ class AbstractFormSolver:
 
     def save(self, path: str | Path) -> None:
         """Checkpoint regrets, average plans and the iteration count (atomic rename)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp.npz")
-        try:
-            np.savez(tmp, format=FORMAT, algorithm=self.algorithm,
+        with AtomicFile(path, checksum=False) as f, open(f.tmp, "wb") as fh:
+            np.savez(fh, format=FORMAT, algorithm=self.algorithm,
                      n_seq=np.array(self.form.sf.n_seq), **self._cfr.state())
-            tmp.replace(path)
-        except BaseException:  # e.g. Ctrl-C mid-write: no half-written file left beside it
-            tmp.unlink(missing_ok=True)
-            raise
 
     def load(self, path: str | Path) -> "AbstractFormSolver":
         """Restore a checkpoint written by :meth:`save` for the same game and algorithm.

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from schema.storage import AtomicFile
 from solve import _kernels as K
 from solve.games.compile import CompiledGame
 from solve.strategy import Strategy
@@ -134,17 +135,10 @@ class CFRSolver:
 
     def save(self, path: str | Path) -> None:
         """Checkpoint regrets, averages and the iteration count (atomic rename)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp.npz")
-        try:
-            np.savez(tmp, regrets=self.regrets_, average=self.average_, iteration=self.iteration_,
+        with AtomicFile(path, checksum=False) as f, open(f.tmp, "wb") as fh:
+            np.savez(fh, regrets=self.regrets_, average=self.average_, iteration=self.iteration_,
                      algorithm=self.algorithm, params=np.array([self.alpha, self.beta, self.gamma]),
                      n_infosets=self.game.n_infosets)
-            tmp.replace(path)
-        except BaseException:  # e.g. Ctrl-C mid-write: no half-written file left beside it
-            tmp.unlink(missing_ok=True)
-            raise
 
     def load(self, path: str | Path) -> "CFRSolver":
         """Restore a checkpoint written by :meth:`save` for the same game and algorithm."""

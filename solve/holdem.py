@@ -487,10 +487,10 @@ class HoldemCFR:
 
 
 def _atomic_npy(path: Path, arr: np.ndarray) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as fh:
+    from schema.storage import AtomicFile
+
+    with AtomicFile(path, checksum=False) as f, open(f.tmp, "wb") as fh:
         np.save(fh, arr)
-    tmp.replace(path)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -187,11 +187,10 @@ def flop_equity(cache_path=None) -> tuple[np.ndarray, np.ndarray]:
     i, j = np.nonzero(disjoint)
     np.add.at(counts, (cls[i], cls[j]), 1)
     if cache_path is not None:
-        path = Path(cache_path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez(tmp, counts=counts, score=score)
-        tmp.replace(path)
+        from schema.storage import AtomicFile
+
+        with AtomicFile(cache_path, checksum=False) as f, open(f.tmp, "wb") as fh:
+            np.savez(fh, counts=counts, score=score)
     return counts, score
 
 
