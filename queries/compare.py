@@ -21,7 +21,6 @@ with the methods of :class:`GameSupport`. Texas Hold'em joins by providing
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from dataclasses import dataclass, field
@@ -633,10 +632,10 @@ def add_solve_options(p: argparse.ArgumentParser, target_default: float = 1.0) -
 def options_from(args) -> Options:
     if args.algorithm not in SOLVE_ALGORITHMS:
         raise UserError(f"unknown algorithm {args.algorithm!r}; choose from {', '.join(SOLVE_ALGORITHMS)}")
-    for flag in ("target", "equilibrium_target", "time_limit", "equilibrium_time_limit"):
-        v = getattr(args, flag)
-        if v is not None and not 0 < v < math.inf:  # also refuses nan (it would never stop)
-            raise UserError(f"--{flag.replace('_', '-')} must be positive and finite, got {v}")
+    from solve.loop import check_positive_finite
+
+    check_positive_finite(args, "target", "equilibrium_target", "time_limit",
+                          "equilibrium_time_limit")
     if args.check_every < 1:
         raise UserError("--check-every must be at least 1")
     for flag in ("iterations", "equilibrium_iterations"):

@@ -18,7 +18,6 @@ equity tables needed; its length sets the number of betting rounds), for tests a
 from __future__ import annotations
 
 import json
-import math
 import time
 from pathlib import Path
 
@@ -78,10 +77,9 @@ def run_solve(args) -> int:
         v = getattr(args, flag)
         if v is not None and v < 1:
             raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
-    for flag in ("time_limit", "checkpoint_minutes"):
-        v = getattr(args, flag)
-        if v is not None and not 0 < v < math.inf:  # also refuses nan
-            raise UserError(f"--{flag.replace('_', '-')} must be positive and finite, got {v}")
+    from solve.loop import check_positive_finite
+
+    check_positive_finite(args, "time_limit", "checkpoint_minutes")
     if args.lbr_deals < 0 or args.h2h_deals < 1:
         raise UserError("--lbr-deals must be >= 0 and --h2h-deals >= 1")
     ddir = resolve_data_dir()

@@ -17,9 +17,17 @@ def check_stop_args(args) -> None:
         v = getattr(args, flag)
         if v is not None and v < 1:
             raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
-    for flag in ("time_limit", "target_exploitability"):
+    check_positive_finite(args, "time_limit", "target_exploitability")
+
+
+def check_positive_finite(args, *flags: str) -> None:
+    """One-line error unless each given option (None = not given) is positive and finite;
+    nan is refused too (a nan limit or target would never stop a run)."""
+    from schema.errors import UserError
+
+    for flag in flags:
         v = getattr(args, flag)
-        if v is not None and not 0 < v < math.inf:  # also refuses nan (it would never stop)
+        if v is not None and not 0 < v < math.inf:
             raise UserError(f"--{flag.replace('_', '-')} must be positive and finite, got {v}")
 
 
