@@ -204,10 +204,7 @@ class LimitPokerSupport(GameSupport):
                 if not self._path(run).exists():
                     raise UserError(f"strategy {name!r} has no table (looked for {self._path(run)})")
                 a = abstractions.get(run["abstraction"] or "", {})
-                if a.get("created") is not None and run["created"] < a["created"]:
-                    raise UserError(f"strategy {name!r} predates abstraction "
-                                    f"{run['abstraction']!r}, which was rebuilt since: solve it "
-                                    "again (or compare the abstraction's name)")
+                check_current_build(name, run, a)
                 out.append(Entry(name, name, run["abstraction"], a.get("method"), a.get("buckets"),
                                  a.get("built")))
             elif name in abstractions:
@@ -224,11 +221,10 @@ class LimitPokerSupport(GameSupport):
             return entry.strategy
         # exploitability in the strategy's own game: the abstract one, else the real one
         col = "abstract_exploitability" if entry.abstraction else "exploitability"
-        built = self._abstractions().get(entry.abstraction or "", {}).get("created")
+        a = self._abstractions().get(entry.abstraction or "", {})
         runs = [r for r in self._runs().values()
                 if r["game"] == self.game and r["abstraction"] == entry.abstraction
-                and r[col] is not None and self._path(r).exists()
-                and (built is None or r["created"] >= built)]  # not of an earlier build
+                and r[col] is not None and self._path(r).exists() and of_current_build(r, a)]
         best = min(runs, key=lambda r: r[col], default=None)
         if best is not None and (best[col] < options.target or options.reuse_solved or (
                 options.iterations is not None and best["iterations"] >= options.iterations)):
@@ -268,7 +264,8 @@ class LimitPokerSupport(GameSupport):
         ckpt = strategy_path(self.data_dir, name).with_name("checkpoint.npz")
         from solve.abstractions import predates
 
-        if ckpt.exists() and not predates(ckpt, getattr(ab, "created", None)):  # else the abstraction was rebuilt since
+        # a checkpoint of an earlier build of the abstraction is not resumed
+        if ckpt.exists() and not predates(ckpt, getattr(ab, "created", None)):
             try:
                 solver.load(ckpt)
             except (ValueError, KeyError, OSError):
@@ -402,6 +399,21 @@ class RhodeIslandSupport(LimitPokerSupport):
                              report_only=options.report_only,
                              check_every=options.check_every, progress=options.progress)
         return self.ensure_strategy(entry, eq_options)
+
+
+def of_current_build(run: dict, abstraction: dict) -> bool:
+    """Whether stored strategy ``run`` (with ``created``) was solved on the current build of
+    its ``abstraction`` (catalog fields, ``created`` among them; {} if none): a rebuild with
+    ``--replace`` renumbers the buckets, so strategies of earlier builds are not reused."""
+    built = abstraction.get("created")
+    return built is None or run["created"] >= built
+
+
+def check_current_build(name: str, run: dict, abstraction: dict) -> None:
+    """A one-line error if strategy ``name`` is of an earlier build (:func:`of_current_build`)."""
+    if not of_current_build(run, abstraction):
+        raise UserError(f"strategy {name!r} predates abstraction {run['abstraction']!r}, which "
+                        "was rebuilt since: solve it again (or compare the abstraction's name)")
 
 
 def build_abstraction(data_dir: Path, method: str, buckets: str | None, name: str,

@@ -38,6 +38,12 @@ class Abstraction(Base):
     created: Mapped[dt.datetime] = created_column()
 
     @property
+    def built_at(self) -> float:
+        """POSIX time of this build (``created`` is naive UTC): checkpoints and strategies
+        older than it belong to an earlier build, whose bucket numbering may differ."""
+        return self.created.replace(tzinfo=dt.timezone.utc).timestamp()
+
+    @property
     def public_board(self) -> bool:
         """Whether solvers refine the buckets by the public board (``lossless`` always; other
         methods when built with ``--public-board``)."""

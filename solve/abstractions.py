@@ -13,7 +13,6 @@ built by ``abstraction/`` (``<data_dir>/abstractions/<name>/round<r>.parquet``, 
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 from typing import Callable
 
@@ -119,7 +118,7 @@ def load_abstraction(name: str, game: str, data_dir: str | Path) -> RhodeIslandT
             raise UserError(f"no abstraction named {name!r} in {data_dir}")
         row_game, path = row.game, row.path
         board = row.public_board
-        created = row.created.replace(tzinfo=dt.timezone.utc).timestamp()
+        created = row.built_at
     if row_game != game:
         raise UserError(f"abstraction {name!r} is for {row_game}, not {game}")
     if game != "rhode-island":
@@ -152,7 +151,7 @@ def built_at(name: str, data_dir: str | Path) -> float | None:
 
     with session_scope(data_dir) as s:
         row = s.get(Abstraction, name)
-        return None if row is None else row.created.replace(tzinfo=dt.timezone.utc).timestamp()
+        return None if row is None else row.built_at
 
 
 def predates(path: Path, built: float | None) -> bool:
@@ -160,3 +159,11 @@ def predates(path: Path, built: float | None) -> bool:
     at POSIX time ``built`` (e.g. ``RhodeIslandTableAbstraction.created``), so its bucket
     numbering may not be the abstraction's."""
     return built is not None and path.exists() and path.stat().st_mtime < built
+
+
+def refuse_stale_checkpoint(path: Path, built: float | None, name: str, abstraction: str) -> None:
+    """``--resume`` of run ``name``: a one-line error if its checkpoint ``path`` predates the
+    current build of ``abstraction`` (see :func:`predates`)."""
+    if predates(path, built):
+        raise UserError(f"cannot resume {name!r}: its checkpoint predates abstraction "
+                        f"{abstraction!r}, which was rebuilt since; solve without --resume")

@@ -130,12 +130,10 @@ def run_solve(args) -> int:
         if args.resume:
             if not ckpt.exists():
                 raise UserError(f"no checkpoint to resume for {name!r} ({ckpt})")
-            from solve.abstractions import predates
+            from solve.abstractions import refuse_stale_checkpoint
 
-            if predates(ckpt, getattr(card_abstraction, "created", None)):
-                raise UserError(f"cannot resume {name!r}: its checkpoint predates abstraction "
-                                f"{args.abstraction!r}, which was rebuilt since; solve without "
-                                "--resume")
+            refuse_stale_checkpoint(ckpt, getattr(card_abstraction, "created", None), name,
+                                    args.abstraction)
             import zipfile
 
             try:

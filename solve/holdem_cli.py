@@ -104,13 +104,11 @@ def run_solve(args) -> int:
     solver = HoldemCFR(tree, buckets, seed=args.seed, threads=args.threads)
     log, solve_seconds = [], 0.0
     if args.resume:
-        from solve.abstractions import built_at, predates
+        from solve.abstractions import built_at, refuse_stale_checkpoint
 
-        if ":" not in args.abstraction and predates(ckpt / "state.json",
-                                                    built_at(args.abstraction, ddir)):
-            raise UserError(f"cannot resume {name!r}: its checkpoint predates abstraction "
-                            f"{args.abstraction!r}, which was rebuilt since; solve without "
-                            "--resume")
+        if ":" not in args.abstraction:  # a stored abstraction, not synthetic:K0,K1,...
+            refuse_stale_checkpoint(ckpt / "state.json", built_at(args.abstraction, ddir), name,
+                                    args.abstraction)
         try:
             state = solver.load(ckpt)
         except (ValueError, KeyError, OSError) as exc:

@@ -60,17 +60,14 @@ class HoldemSupport:
                     for a in s.query(Abstraction).filter(Abstraction.game == "holdem").all()}
 
     def resolve(self, names):
-        from queries.compare import Entry
+        from queries.compare import Entry, check_current_build
 
         runs, abstractions = self._runs(), self._abstractions()
         out = []
         for name in names:
             if name in runs:
                 a = abstractions.get(runs[name]["abstraction"] or "", {})
-                if a.get("created") is not None and runs[name]["created"] < a["created"]:
-                    raise UserError(f"strategy {name!r} predates abstraction "
-                                    f"{runs[name]['abstraction']!r}, which was rebuilt since: "
-                                    "solve it again (or compare the abstraction's name)")
+                check_current_build(name, runs[name], a)
                 out.append(Entry(name, name, runs[name]["abstraction"], a.get("method"),
                                  a.get("buckets"), a.get("built")))
             elif name in abstractions:
@@ -85,9 +82,11 @@ class HoldemSupport:
         ``--time-limit`` seconds (default 100,000 iterations)."""
         if entry.strategy is not None:
             return entry.strategy
-        built = self._abstractions().get(entry.abstraction or "", {}).get("created")
+        from queries.compare import of_current_build
+
+        a = self._abstractions().get(entry.abstraction or "", {})
         mine = [r for r in self._runs().values() if r["abstraction"] == entry.abstraction
-                and (built is None or r["created"] >= built)]  # not of an earlier build
+                and of_current_build(r, a)]
         if mine:
             entry.strategy = max(mine, key=lambda r: r["created"])["name"]
             return entry.strategy

@@ -163,7 +163,7 @@ def test_strategies_and_checkpoints_of_an_earlier_build_are_not_used(tmp_path, c
     from schema.catalog_abstraction import Abstraction
     from schema.catalog_solve import SolveRun
     from schema.errors import UserError
-    from solve.abstractions import load_abstraction, predates
+    from solve.abstractions import load_abstraction, predates, refuse_stale_checkpoint
 
     assert cli.main(["--data-dir", str(tmp_path), "build-abstraction", "--game", "rhode-island",
                      "--method", "eb", "--buckets", "13,20,40", "--name", "ab",
@@ -195,6 +195,8 @@ def test_strategies_and_checkpoints_of_an_earlier_build_are_not_used(tmp_path, c
     ckpt.write_bytes(b"")
     os.utime(ckpt, (ab.created - 5, ab.created - 5))
     assert predates(ckpt, ab.created)
+    with pytest.raises(UserError, match="cannot resume 'r': its checkpoint predates abstraction"):
+        refuse_stale_checkpoint(ckpt, ab.created, "r", "ab")  # solve --resume, both games
     os.utime(ckpt, (ab.created + 5, ab.created + 5))
     assert not predates(ckpt, ab.created) and not predates(ckpt, None)
 
