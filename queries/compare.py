@@ -433,17 +433,9 @@ def check_report_dir(folder: str | Path) -> Path:
     Raises:
         UserError: it, or a parent, is a file, or its nearest existing parent is not writable.
     """
-    import os
+    from schema.paths import check_dir
 
-    folder = Path(folder).expanduser().absolute()
-    for p in (folder, *folder.parents):
-        if p.exists():
-            if not p.is_dir():
-                raise UserError(f"--report {folder}: {p} is not a directory")
-            if not os.access(p, os.W_OK | os.X_OK):
-                raise UserError(f"--report {folder}: {p} is not writable")
-            break
-    return folder
+    return check_dir(folder, "--report", writable=True)
 
 
 # --------------------------------------------------------------------------- evaluation

@@ -16,11 +16,14 @@ def data_dir(explicit: str | os.PathLike | None = None) -> Path:
     return Path(env) if env else Path("data")
 
 
-def check_data_dir(path: str | os.PathLike) -> None:
-    """Refuse a data directory that is a file or lies under one (the CLI checks it first).
+def check_dir(path: str | os.PathLike, what: str, writable: bool = False) -> Path:
+    """Refuse a directory to be used (created if missing) that is a file or lies under one,
+    or, with ``writable``, whose nearest existing ancestor cannot be written; returns it
+    absolute. ``what`` names it in the message, e.g. "data directory".
 
     Raises:
-        UserError: ``path`` or one of its parents exists and is not a directory.
+        UserError: ``path`` or one of its parents exists and is not a directory (or is not
+            writable).
     """
     from schema.errors import UserError
 
@@ -28,9 +31,17 @@ def check_data_dir(path: str | os.PathLike) -> None:
     for p in (path, *path.parents):
         if p.exists():
             if not p.is_dir():
-                raise UserError(f"data directory {path} is not a directory"
+                raise UserError(f"{what} {path} is not a directory"
                                 + (f" ({p} is a file)" if p != path else ""))
-            return
+            if writable and not os.access(p, os.W_OK | os.X_OK):
+                raise UserError(f"{what} {path}: {p} is not writable")
+            break
+    return path
+
+
+def check_data_dir(path: str | os.PathLike) -> None:
+    """Refuse a data directory that is a file or lies under one (the CLI checks it first)."""
+    check_dir(path, "data directory")
 
 
 def stored_path(data: str | os.PathLike, path: str | os.PathLike) -> str:
