@@ -43,10 +43,10 @@ def make_engine(data_dir: str | Path | None = None) -> sa.Engine:
 def catalog_error(path: Path, exc: BaseException):
     """A one-line ``UserError`` if ``exc`` (raised opening the catalog) says the file cannot be
     used -- damaged, not a DuckDB file, unreadable, not writable -- else None (a real bug)."""
-    from schema.errors import UserError
+    from schema.errors import UserError, first_line
 
     orig = getattr(exc, "orig", None) or exc  # SQLAlchemy wraps the driver's exception
-    text = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
+    text = first_line(orig)
     if (type(orig).__name__ == "IOException" or "Corrupt database file" in text
             or "not a valid DuckDB database" in text):
         return UserError(f"cannot use the catalog {path}: {text}")

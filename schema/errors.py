@@ -6,3 +6,10 @@ class UserError(Exception):
 
     ``cli.py`` prints ``error: <message>`` on one line and exits with status 2.
     """
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of ``exc``'s message (Arrow's and DuckDB's run over many lines), or its
+    type name if it has none: what a one-line ``UserError`` quotes."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -4,8 +4,8 @@ A card abstraction maps each player's private information in each round (private
 and the public cards seen so far) to a bucket; the abstracted game's information sets are
 (bucket sequence, betting history). An abstraction built with ``public_board`` (always so for
 ``lossless``) keeps the public cards visible: its buckets are refined by the board (up to suit
-isomorphism) before the game is compiled, see :func:`public_board_buckets`. Pass any object with ``name`` and
-``bucket(round, hands (H, k), board (m,)) -> (H,)`` to
+isomorphism) before the game is compiled, see :func:`public_board_buckets`. Pass any object
+with ``name`` and ``bucket(round, hands (H, k), board (m,)) -> (H,)`` to
 :func:`solve.games.compile.compile_game`, e.g. a :class:`FunctionAbstraction`, or load one
 built by ``abstraction/`` (``<data_dir>/abstractions/<name>/round<r>.parquet``, schema
 ``schema.abstraction.BUCKETS_SCHEMA``) with :func:`load_abstraction`.
@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from schema.errors import UserError
+from schema.errors import UserError, first_line
 
 
 class FunctionAbstraction:
@@ -137,9 +137,8 @@ def load_abstraction(name: str, game: str, data_dir: str | Path) -> RhodeIslandT
             b = np.empty(len(hand), dtype=np.int64)
             b[hand] = t.column("bucket").to_numpy()
         except (OSError, ValueError, KeyError, IndexError, pa.ArrowException) as exc:
-            msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise UserError(f"abstraction {name!r} has a damaged {f.name} ({msg}); rebuild it "
-                            "with `cli.py build-abstraction ... --replace`") from None
+            raise UserError(f"abstraction {name!r} has a damaged {f.name} ({first_line(exc)}); "
+                            "rebuild it with `cli.py build-abstraction ... --replace`") from None
         rounds.append(b)
     return RhodeIslandTableAbstraction(name, rounds, public_board=board, created=created)
 

@@ -13,7 +13,7 @@ import re
 import time
 from pathlib import Path
 
-from schema.errors import UserError
+from schema.errors import UserError, first_line
 from schema.paths import data_dir as resolve_data_dir
 from schema.paths import stored_path
 
@@ -259,8 +259,7 @@ def run_evaluate(args) -> int:
     try:
         head = pq.read_table(path, columns=["game", "abstraction"]).slice(0, 1).to_pylist()
     except Exception as exc:  # damaged or foreign file (Arrow's messages run over many lines)
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise UserError(f"cannot read strategy table {path}: {first}") from None
+        raise UserError(f"cannot read strategy table {path}: {first_line(exc)}") from None
     if not head:
         raise UserError(f"strategy table {path} is empty")
     from solve import classic_cli  # issue 7: kuhn-blinds, von-neumann, flop-poker, draw27
