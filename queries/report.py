@@ -36,12 +36,14 @@ def winners(rows: list[dict]) -> list[dict]:
     """Per granularity (requested buckets and board visibility), the best method on each
     measure; granularities with a single method (e.g. the lossless abstraction: its buckets
     with the public board visible) have no contest and no row."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["buckets"], r.get("board", "hidden")), []).append(r)
     out = []
-    for key in dict.fromkeys((r["buckets"], r.get("board", "hidden")) for r in rows):
-        group = [r for r in rows if (r["buckets"], r.get("board", "hidden")) == key]
+    for (buckets, board), group in groups.items():
         if len({r["method"] for r in group}) < 2:
             continue
-        line = {"buckets": key[0] + (" (board public)" if key[1] == "public" else "")}
+        line = {"buckets": buckets + (" (board public)" if board == "public" else "")}
         for key, (col, _, better) in PLOTS.items():
             vals = [(r[col], r["method"]) for r in group if r[col] is not None]
             if len(vals) < 2:
