@@ -20,17 +20,18 @@ HAND_COUNTS = {"holdem": (169, 1_286_792, 55_190_538, 2_428_287_420),
                "rhode-island": (13, 325, 9_997)}
 
 
-@lru_cache(maxsize=1)
-def rhode_island() -> GameHands:
+@lru_cache(maxsize=8)
+def rhode_island(ranking: str = "standard") -> GameHands:
     """Rhode Island Hold'em's canonical hand tree with exact equities.
 
     Rows are the canonical hands of ``etl.rhode_island.hand_tree()`` (same order); the last
-    round carries the (win, tie, loss) distribution as its showdown outcome.
+    round carries the (win, tie, loss) distribution as its showdown outcome. ``ranking``: a
+    showdown ranking variant of ``etl.rhode_island.RANKINGS`` (default DESIGN.md's).
     """
     from etl.rhode_island import hand_tree
 
     rounds = []
-    for h in hand_tree(canonical=True):
+    for h in hand_tree(canonical=True, ranking=ranking):
         total = (h.wins + h.ties + h.losses).astype(np.float64)
         outcome = np.stack([h.wins, h.ties, h.losses], axis=1) / total[:, None]
         rounds.append(HandRound(weight=np.asarray(h.weight), parent=np.asarray(h.parent),

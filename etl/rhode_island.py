@@ -30,26 +30,45 @@ from functools import lru_cache
 import numpy as np
 
 from etl._rhode_island_kernels import (  # noqa: F401  (rank3 is re-exported for numba callers)
-    FLUSH, HIGH_CARD, PAIR, STRAIGHT, STRAIGHT_FLUSH, TRIPS, rank3, rank3_many, wtl_counts)
+    FLUSH, HIGH_CARD, PAIR, STRAIGHT, STRAIGHT_FLUSH, TIES_ALL, TIES_TOP, TRIPS, WHEEL_LOW,
+    WHEEL_NONE, WHEEL_SECOND, rank3, rank3_many, wtl_counts)
 
 ROUNDS = 3
 CATEGORY_NAMES = ("high card", "pair", "flush", "straight", "three of a kind", "straight flush")
 # Outcomes per hand in each round's win/tie/loss counts: opponent card x unordered rest of board.
 OUTCOMES = (51 * 50 * 49 // 2, 50 * 49, 49)
+#: Showdown ranking variants (issue 14): name -> (how A-2-3 plays, how a category's hands
+#: compare). ``standard`` is DESIGN.md section 5: A-2-3 the lowest straight, all cards count.
+#: ``no-wheel``: A-2-3 is no straight (ace high); ``wheel-second``: A-2-3 is the second-best
+#: straight (below Q-K-A, above K-Q-J); ``top-card-ties``: inside a category only the leading
+#: rank counts (high card and flush: the highest card; pair: the pair), equal leads split.
+RANKINGS = {"standard": (WHEEL_LOW, TIES_ALL), "no-wheel": (WHEEL_NONE, TIES_ALL),
+            "wheel-second": (WHEEL_SECOND, TIES_ALL), "top-card-ties": (WHEEL_LOW, TIES_TOP)}
 
 
-def hand_rank3(cards) -> np.ndarray:
+def ranking_params(ranking: str) -> tuple[int, int]:
+    """The kernel parameters (wheel, ties) of ranking variant ``ranking`` (see ``RANKINGS``)."""
+    try:
+        return RANKINGS[ranking]
+    except KeyError:
+        raise ValueError(f"unknown Rhode Island ranking {ranking!r}; known: "
+                         f"{', '.join(RANKINGS)}") from None
+
+
+def hand_rank3(cards, ranking: str = "standard") -> np.ndarray:
     """Strength of each 3-card hand: int32, higher is better, equal values tie.
 
     Args:
         cards: integer array of shape (N, 3), cards 0..51, distinct within a row.
+        ranking: a variant named in ``RANKINGS`` (default: DESIGN.md's).
     Returns:
         int32 array of shape (N,); ``value >> 12`` is the category (see ``category3``).
     Raises:
         ValueError: wrong shape, a card outside 0..51 or a repeated card.
     """
+    wheel, ties = ranking_params(ranking)
     cards = _check_cards(cards, 3)
-    return rank3_many(cards)
+    return rank3_many(cards, wheel, ties)
 
 
 def category3(cards) -> np.ndarray:
@@ -169,15 +188,18 @@ class RoundHands:
         return len(self.cards) != (52, 2652, 132600)[self.round]
 
 
-@lru_cache(maxsize=2)
-def hand_tree(canonical: bool = True) -> tuple[RoundHands, ...]:
+@lru_cache(maxsize=8)
+def hand_tree(canonical: bool = True, ranking: str = "standard") -> tuple[RoundHands, ...]:
     """The three rounds of Rhode Island Hold'em hands, with exact equities and parent links.
 
     Args:
         canonical: suit-canonical hands (13, 325, 9,997) or all raw hands (52, 2,652, 132,600).
+        ranking: the showdown ranking variant the equities are computed with (``RANKINGS``);
+            the hands and their order do not depend on it.
     Returns:
         A tuple of three ``RoundHands``; ``tree[r].parent`` indexes ``tree[r-1]``.
     """
+    wheel, ties = ranking_params(ranking)
     out = []
     prev_keys = None
     for r in range(ROUNDS):
@@ -195,7 +217,7 @@ def hand_tree(canonical: bool = True) -> tuple[RoundHands, ...]:
             parent = np.full(len(cards), -1, dtype=np.int32)
         else:
             parent = np.searchsorted(prev_keys, hand_key(cards[:, :r])).astype(np.int32)
-        wtl = wtl_counts(cards.astype(np.int64))
+        wtl = wtl_counts(cards.astype(np.int64), wheel, ties)
         for a in (cards, weight, parent, wtl):
             a.setflags(write=False)
         out.append(RoundHands(r, cards, weight, parent, wtl[:, 0], wtl[:, 1], wtl[:, 2]))

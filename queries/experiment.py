@@ -9,6 +9,11 @@ buckets (named ``rhode-island-METHOD-B1-B2-B3``) and the lossless one, solves th
 in its own game (DCFR by default; resuming checkpoints), evaluates the four measures of every
 strategy against all the others and against the equilibrium, and writes the report (Markdown + plots). Re-running reuses
 every abstraction, strategy and evaluation already stored.
+
+``rhode-island-rules``: the Rhode Island value question of issue 14, one solve per rule
+variant and setting (see ``queries.rules_experiment``):
+
+    python cli.py experiment rhode-island-rules --target 0.1 --report docs/rhode-island-rules
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+from queries import rules_experiment
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 
@@ -64,19 +70,22 @@ def rhode_island_granularity(args, data_dir: Path) -> int:
     return 0
 
 
-EXPERIMENTS = {"rhode-island-granularity": rhode_island_granularity}
+EXPERIMENTS = {"rhode-island-granularity": rhode_island_granularity,
+               "rhode-island-rules": rules_experiment.run}
 
 
 def register(subparsers) -> None:
     from queries.compare import add_solve_options
 
     p = subparsers.add_parser("experiment", help="run a named comparison end to end "
-                              "(rhode-island-granularity)", description=__doc__,
+                              f"({', '.join(EXPERIMENTS)})", description=__doc__,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("name", help=f"one of {', '.join(EXPERIMENTS)}")
     p.add_argument("--report", default=None, metavar="DIR",
                    help="report directory (default: DATA_DIR/reports/NAME)")
     p.add_argument("--seed", type=int, default=0, help="abstraction seed (default 0)")
+    p.add_argument("--variants", default=None,
+                   help="rhode-island-rules: comma-separated rule variants (default: all)")
     add_solve_options(p)
     p.set_defaults(func=run)
 

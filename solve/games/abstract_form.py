@@ -58,6 +58,11 @@ def _nnz(m) -> int:
     return int(m.nnz) if sp.issparse(m) else int(m.size)
 
 
+def _count_nonzero(m) -> int:
+    """Entries of ``m`` that are not zero (explicit zeros of a sparse matrix not counted)."""
+    return int(m.count_nonzero()) if sp.issparse(m) else int(np.count_nonzero(m))
+
+
 @dataclass
 class AbstractForm:
     """The sequence form (``sf``, a :class:`solve.games.tree.SequenceForm` with a matrix-free
@@ -69,6 +74,7 @@ class AbstractForm:
     n_types: tuple          # types per round
     keys: tuple             # (p) -> list of (history, label) per local infoset
     seconds: float = 0.0    # enumeration time
+    payoff_nnz: int = 0     # nonzero entries of the explicit payoff matrix A (sum over terminals)
 
 
 def _boards(rules: LimitPokerRules):
@@ -303,8 +309,9 @@ def abstract_form(game: CompiledGame, abstraction: CardAbstraction,
                       offset=tuple(np.array(v, np.int64) for v in offset),
                       nact=tuple(np.array(v, np.int64) for v in nact), global_id=gid,
                       term_seq=np.zeros((0, 2), np.int64), term_node=np.zeros(0, np.int64))
+    payoff_nnz = sum(len(gs) * _count_nonzero(mats[key]) for key, gs in groups.items())
     return AbstractForm(sf=sf, rules=rules, abstraction=abstraction.name, n_types=n_types,
-                        keys=(keys[0], keys[1]), seconds=time.time() - t0)
+                        keys=(keys[0], keys[1]), seconds=time.time() - t0, payoff_nnz=payoff_nnz)
 
 
 def to_strategy(form: AbstractForm, game: CompiledGame, x: np.ndarray, y: np.ndarray):

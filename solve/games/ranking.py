@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from etl.rhode_island import RANKINGS as RI_RANKINGS
+from etl.rhode_island import hand_rank3
+
 
 def high_card(hands: np.ndarray, board: np.ndarray, n_suits: int) -> np.ndarray:
     """Kuhn: the higher private card wins."""
@@ -20,14 +23,30 @@ def leduc(hands: np.ndarray, board: np.ndarray, n_suits: int) -> np.ndarray:
     return np.where(r == pub, 100 + r, r).astype(np.int64)
 
 
-def rhode_island(hands: np.ndarray, board: np.ndarray, n_suits: int) -> np.ndarray:
-    """Best 3-card hand of one private card and two public cards."""
-    from etl.rhode_island import hand_rank3  # the project's one 3-card ranking (DESIGN.md sec. 5)
-
+def rhode_island(hands: np.ndarray, board: np.ndarray, n_suits: int,
+                 variant: str = "standard") -> np.ndarray:
+    """Best 3-card hand of one private card and two public cards (``variant``: a ranking of
+    ``etl.rhode_island.RANKINGS``; default DESIGN.md section 5)."""
     if n_suits != 4:
         raise ValueError("Rhode Island ranking needs 4 suits")
     cards = np.column_stack([hands[:, 0], np.full(len(hands), board[0]), np.full(len(hands), board[1])])
-    return hand_rank3(cards).astype(np.int64)
+    return hand_rank3(cards, variant).astype(np.int64)
 
 
-RANKINGS = {"high_card": high_card, "leduc": leduc, "rhode_island": rhode_island}
+def _rhode_island_variant(variant: str):
+    def rank(hands: np.ndarray, board: np.ndarray, n_suits: int) -> np.ndarray:
+        return rhode_island(hands, board, n_suits, variant)
+    rank.__doc__ = f"Rhode Island Hold'em, showdown ranking variant {variant!r}."
+    return rank
+
+
+#: Ranking name (``LimitPokerRules.ranking``) -> function. ``rhode_island:VARIANT`` are the
+#: ranking variants of ``etl.rhode_island.RANKINGS`` (issue 14).
+RANKINGS = {"high_card": high_card, "leduc": leduc, "rhode_island": rhode_island,
+            **{f"rhode_island:{v}": _rhode_island_variant(v)
+               for v in RI_RANKINGS if v != "standard"}}
+
+
+def rhode_island_variant(name: str) -> str:
+    """The ``etl.rhode_island.RANKINGS`` variant of Rhode Island ranking ``name``."""
+    return name.split(":", 1)[1] if ":" in name else "standard"

@@ -78,12 +78,38 @@ def leduc() -> LimitPokerRules:
                            rank_symbols="JQK", suit_symbols="ab")
 
 
-def rhode_island() -> LimitPokerRules:
-    """Rhode Island Hold'em (Shi & Littman 2001): 52 cards, ante 500, bets 1000/2000/2000, cap 3."""
-    return LimitPokerRules(name="rhode-island", n_ranks=13, n_suits=4, private_cards=1,
-                           public_cards=(0, 1, 1), bet_sizes=(1000, 2000, 2000),
-                           bet_caps=(3, 3, 3), contributions=(500, 500), first_to_act=(0, 0, 0),
-                           ranking="rhode_island")
+def rhode_island(variant: str = "published") -> LimitPokerRules:
+    """Rhode Island Hold'em (Shi & Littman 2001; Gilpin & Sandholm 2005): 52 cards, ante 500,
+    bets 1000/2000/2000, at most 3 bets a round, player 1 first in every round, DESIGN.md's
+    ranking; ``variant`` names one of :data:`RHODE_ISLAND_VARIANTS` (rule details the published
+    descriptions leave open, issue 14)."""
+    if variant not in RHODE_ISLAND_VARIANTS:
+        raise ValueError(f"unknown Rhode Island variant {variant!r}; known: "
+                         f"{', '.join(RHODE_ISLAND_VARIANTS)}")
+    rules = dict(name="rhode-island", n_ranks=13, n_suits=4, private_cards=1,
+                 public_cards=(0, 1, 1), bet_sizes=(1000, 2000, 2000), bet_caps=(3, 3, 3),
+                 contributions=(500, 500), first_to_act=(0, 0, 0), ranking="rhode_island")
+    rules.update(RHODE_ISLAND_VARIANTS[variant][1])
+    if variant != "published":
+        rules["name"] = f"rhode-island:{variant}"
+    return LimitPokerRules(**rules)
+
+
+#: Rhode Island Hold'em rule variants: name -> (what differs, the fields that differ).
+#: ``published`` is the default (DESIGN.md section 5); the others each change one detail.
+RHODE_ISLAND_VARIANTS = {
+    "published": ("ante 500, bets 1,000/2,000/2,000, 3 bets a round (bet, raise, re-raise), "
+                  "player 1 first every round, A-2-3 the lowest straight, ties on all cards", {}),
+    "raise-cap-4": ("3 raises after the bet (4 bets a round)", {"bet_caps": (4, 4, 4)}),
+    "p2-first-postflop": ("player 2 acts first in rounds 2 and 3", {"first_to_act": (0, 1, 1)}),
+    "no-wheel": ("A-2-3 is not a straight (ace-high)", {"ranking": "rhode_island:no-wheel"}),
+    "wheel-second": ("A-2-3 is the second-best straight (below Q-K-A, above K-Q-J)",
+                     {"ranking": "rhode_island:wheel-second"}),
+    "top-card-ties": ("inside a category only the leading rank counts (high card, flush: the "
+                      "highest card; pair: the pair)", {"ranking": "rhode_island:top-card-ties"}),
+    "scaled-100": ("ante 5, bets 10/20/20 (published amounts / 100)",
+                   {"contributions": (5, 5), "bet_sizes": (10, 20, 20)}),
+}
 
 
 GAMES = {"kuhn": kuhn, "leduc": leduc, "rhode-island": rhode_island}

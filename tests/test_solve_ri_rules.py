@@ -1,0 +1,143 @@
+"""Rhode Island Hold'em rule variants (issue 14): rankings, LP size witness, value brackets."""
+
+import itertools
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from etl.rhode_island import RANKINGS, all_three_card_sets, category3, hand_rank3
+from solve.games.rules import RHODE_ISLAND_VARIANTS, rhode_island
+from solve.rhode_island_rules import (PUBLISHED, _single_round_game, bracket, lossless_classes,
+                                      lp_size, solve_to, unabstracted_lp_rows, variant_game)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def card(s: str) -> int:
+    return "23456789TJQKA".index(s[0]) * 4 + "shdc".index(s[1])
+
+
+def rank(cards: str, ranking: str) -> int:
+    return int(hand_rank3([[card(c) for c in cards.split()]], ranking)[0])
+
+
+def test_standard_ranking_is_the_design_one():
+    sets = all_three_card_sets()
+    cats = np.bincount(category3(sets), minlength=6)
+    # DESIGN.md section 5: high card, pair, flush, straight, trips, straight flush
+    assert cats.tolist() == [16_440, 3_744, 1_096, 720, 52, 48]
+    assert np.array_equal(hand_rank3(sets, "standard"), hand_rank3(sets))
+
+
+def test_wheel_variants():
+    wheel, kqj, qka, a32_high = "As 2h 3d", "Ks Qh Jd", "Qs Kh Ad", "As 3h 2s"
+    assert rank(wheel, "standard") < rank("2s 3h 4d", "standard") < rank(kqj, "standard")
+    assert rank(kqj, "wheel-second") < rank(wheel, "wheel-second") < rank(qka, "wheel-second")
+    # no-wheel: A-2-3 is a high card, below any pair and equal to another A-3-2 offsuit
+    assert rank(wheel, "no-wheel") < rank("2s 2h 3d", "no-wheel")
+    assert rank(wheel, "no-wheel") == rank("Ad 3c 2h", "no-wheel")
+    assert rank(a32_high, "no-wheel") < rank("As 4h 2d", "no-wheel")
+    sets = all_three_card_sets()
+    straights = {v: int(np.sum((hand_rank3(sets, v) >> 12) == 3)) for v in RANKINGS}
+    assert straights["standard"] == straights["wheel-second"] == 720
+    assert straights["no-wheel"] == 720 - 60  # the 64 A-2-3 hands less the 4 straight flushes
+
+
+def test_top_card_ties():
+    assert rank("Ks 9h 2d", "top-card-ties") == rank("Kd Qh 9c", "top-card-ties")
+    assert rank("Ks 9h 2d", "standard") < rank("Kd Qh 9c", "standard")
+    assert rank("7s 7h 2d", "top-card-ties") == rank("7d 7c Ah", "top-card-ties")
+    assert rank("7s 7h 2d", "top-card-ties") < rank("8s 8h 2d", "top-card-ties")
+    # categories are untouched: the order between categories is the standard one
+    sets = all_three_card_sets()
+    a, b = hand_rank3(sets, "standard") >> 12, hand_rank3(sets, "top-card-ties") >> 12
+    assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("cap,continuations,folds", [(3, 7, 6), (4, 9, 8)])
+def test_betting_round_counts(cap, continuations, folds):
+    rules = rhode_island("published" if cap == 3 else "raise-cap-4")
+    got = _single_round_game(rules)
+    assert (got["continuations"], got["folds"]) == (continuations, folds)  # DESIGN.md: 7 and 6
+    assert got["nodes"] == [cap + 1, cap + 1]  # the opener, and one node per bet faced
+    assert got["actions"][0] == got["actions"][1]
+
+
+def test_published_lp_size_is_reproduced_exactly():
+    """The LP of the 13/205/1,774 ordered-game classes with the board hidden has exactly the
+    published size; the unabstracted game's LP has the published 91,224,226 rows."""
+    vg = variant_game("published", "hidden")
+    lp = lp_size(vg.form)
+    assert lp.classes == (13, 205, 1774)
+    assert (lp.rows, lp.columns, lp.nonzeros) == (PUBLISHED["lp_rows"], PUBLISHED["lp_rows"],
+                                                  PUBLISHED["lp_nonzeros"])
+    assert unabstracted_lp_rows("published") == PUBLISHED["lp_rows_unabstracted"]
+    assert unabstracted_lp_rows("raise-cap-4") != PUBLISHED["lp_rows_unabstracted"]
+
+
+def test_ranking_variants_change_the_classes():
+    counts = {v: tuple(int(c.max()) + 1 for c in lossless_classes(v))
+              for v in ("published", "no-wheel", "p2-first-postflop")}
+    assert counts["published"] == counts["p2-first-postflop"] == (13, 205, 1774)
+    assert counts["no-wheel"] != counts["published"]
+
+
+def test_bracket_holds_the_profile_value_and_resumes(tmp_path):
+    vg = variant_game("published", "hidden")
+    ck = tmp_path / "ck.npz"
+    b = solve_to(vg, target=1e-9, every=10, checkpoint=ck, max_iterations=20)
+    assert b.iterations == 20 and ck.exists()
+    assert b.lower <= b.value <= b.upper
+    assert b.exploitability == pytest.approx(0.5 * (b.upper - b.lower))
+    again = variant_game("published", "hidden")
+    b2 = solve_to(again, target=1e-9, every=10, checkpoint=ck, max_iterations=30)
+    assert b2.iterations == 30 and b2.exploitability < b.exploitability
+    assert bracket(again.solver, 0.0).iterations == 30
+
+
+def test_scaled_variant_value_is_the_published_value_over_100():
+    a = variant_game("published", "hidden")
+    b = variant_game("scaled-100", "hidden")
+    a.solver.iterate(30)
+    b.solver.iterate(30)
+    assert b.solver.abstract_value() == pytest.approx(a.solver.abstract_value() / 100, rel=1e-9)
+
+
+def test_every_variant_differs_from_the_default_in_one_field():
+    base = rhode_island()
+    for name in RHODE_ISLAND_VARIANTS:
+        r = rhode_island(name)
+        diff = [f for f in ("bet_sizes", "bet_caps", "contributions", "first_to_act", "ranking")
+                if getattr(r, f) != getattr(base, f)]
+        assert len(diff) <= 2 and (name == "published") == (not diff)
+    with pytest.raises(ValueError, match="unknown Rhode Island variant"):
+        rhode_island("nope")
+
+
+def test_experiment_cli_runs_and_resumes(tmp_path):
+    base = [sys.executable, "cli.py", "--data-dir", str(tmp_path / "d"), "experiment",
+            "rhode-island-rules"]
+    cmd = base + ["--variants", "scaled-100", "--check-every", "10", "--no-progress", "--target", "1e-6",
+                  "--report", str(tmp_path / "r")]
+    out = subprocess.run(cmd + ["--iterations", "20"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    readme = (tmp_path / "r" / "README.md").read_text()
+    assert "| `scaled-100` | 13/205/1774 | 1,237,238 | 50,428,638 | **yes**" in readme
+    got = json.loads((tmp_path / "d" / "experiments" / "rhode-island-rules" /
+                      "scaled-100-real.json").read_text())
+    assert got["iterations"] == 20
+    out = subprocess.run(cmd + ["--iterations", "35"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    got = json.loads((tmp_path / "d" / "experiments" / "rhode-island-rules" /
+                      "scaled-100-real.json").read_text())
+    assert got["iterations"] == 35  # resumed from the checkpoint (20 + 10 + 5), not restarted
+    bad = subprocess.run(base + ["--variants", "nope"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120)
+    assert bad.returncode != 0 and "unknown variant 'nope'" in bad.stderr
+    assert "Traceback" not in bad.stderr
