@@ -1,23 +1,25 @@
 """``cli.py sql "SELECT ..."``: ad-hoc SQL over the views and the catalog in ``poker.duckdb``.
 
 The views are refreshed first (``queries.views``: every table directory and ``queries/*.sql``),
-then the query runs on a read-only connection (it cannot change the database) whose DuckDB
-``file_search_path`` is the data directory, so the views' relative paths resolve.
+then the one statement runs in the sandbox of ``queries.sandbox``: read-only (SELECT or
+EXPLAIN SELECT only; no COPY, ATTACH, EXPORT, INSTALL/LOAD, SET), files inside the data
+directory only, a memory and a time limit (``--timeout``), Ctrl-C stops it; csv and json
+results are streamed as they are produced.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import datetime as dt
 import decimal
 import json
 import sys
-import time
 
-import duckdb
 import pyarrow as pa
 
+from queries import sandbox
 from schema.catalog import CATALOG_FILE
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
@@ -31,6 +33,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("table", "csv", "json"), default="table",
                    help="output format (default: table)")
     p.add_argument("--limit", type=int, default=None, help="print at most N rows")
+    p.add_argument("--timeout", type=float, default=sandbox.DEFAULT_TIMEOUT,
+                   help=f"seconds before the query is stopped (default {sandbox.DEFAULT_TIMEOUT:g})")
+    p.add_argument("--memory-limit", default=sandbox.DEFAULT_MEMORY_LIMIT,
+                   help=f"DuckDB memory limit (default {sandbox.DEFAULT_MEMORY_LIMIT})")
     p.set_defaults(func=main)
     register_compare(subparsers)
 
@@ -40,62 +46,88 @@ def main(args: argparse.Namespace) -> int:
         raise UserError(f"--limit must be non-negative, got {args.limit}")
     if not args.query.strip().strip(";").strip():
         raise UserError("no SQL statement given, e.g. \"SELECT count(*) FROM handval\"")
-    result = run_query(resolve_data_dir(), args.query, args.limit)
-    if args.format == "csv":
-        write_csv(result, sys.stdout)
-    elif args.format == "json":
-        json.dump(to_records(result), sys.stdout, default=_json_default)
-        sys.stdout.write("\n")
-    else:
-        print_table(result)
+    if args.timeout is not None and not 0 < args.timeout < float("inf"):
+        raise UserError(f"--timeout must be positive and finite, got {args.timeout}")
+    limits = sandbox.Limits(memory_limit=args.memory_limit, timeout=args.timeout)
+    data_dir = resolve_data_dir()
+    refresh_views(data_dir)
+    with contextlib.chdir(data_dir if data_dir.is_dir() else "."):
+        # relative paths resolve inside the data directory only (queries.sandbox)
+        return _print_result(data_dir.absolute(), args, limits)
+
+
+def _print_result(data_dir, args, limits) -> int:
+    schema, batches = sandbox.stream(data_dir, args.query, limits, args.limit)
+    try:
+        if args.format == "csv":
+            write_csv_stream(schema, batches, sys.stdout)
+        elif args.format == "json":
+            write_json_stream(batches, sys.stdout)
+        else:
+            print_table(_head(schema, batches, TABLE_MAX_ROWS))
+    finally:
+        batches.close()
     return 0
 
 
-def run_query(data_dir, query: str, limit: int | None = None) -> pa.Table:
-    """Run one statement read-only; its result as an Arrow table (empty if it returns none).
+#: Rows the table format shows (it lays out every row in memory); csv and json stream all.
+TABLE_MAX_ROWS = 10_000
+
+
+def _head(schema: pa.Schema, batches, n: int) -> pa.Table:
+    got, rows = [], 0
+    for b in batches:
+        got.append(b)
+        rows += b.num_rows
+        if rows > n:
+            print(f"note: showing the first {n:,} rows; use --format csv or json for all of "
+                  f"them, or --limit", file=sys.stderr)
+            break
+    return pa.Table.from_batches(got, schema=schema).slice(0, n)
+
+
+def refresh_views(data_dir) -> None:
+    """Views over what other stages wrote since the last etl run (a short write on the
+    catalog; skipped if a writer holds it this moment, or the directory is read-only)."""
+    from queries.views import create_views
+
+    if data_dir.is_dir():
+        try:
+            create_views(data_dir)
+        except Exception:  # noqa: BLE001 (duckdb.Error, OSError, UserError: query as they are)
+            pass
+
+
+def run_query(data_dir, query: str, limit: int | None = None,
+              limits: sandbox.Limits = sandbox.Limits()) -> pa.Table:
+    """Run one read-only statement in the sandbox (``queries.sandbox``), views refreshed
+    first; its result as an Arrow table (empty if it returns none).
 
     Raises:
-        UserError: no database yet, or DuckDB rejects the query (message's first line).
+        UserError: no database yet, a refused statement, or DuckDB's error (first line).
     """
-    from queries.views import connect, create_views
-
-    path = (data_dir / CATALOG_FILE).absolute()
-    if data_dir.is_dir():
-        try:  # views over what other stages wrote since the last etl run
-            create_views(data_dir)
-        except (duckdb.Error, OSError):
-            pass  # e.g. a writer holds the database this moment: query the views as they are
-    if not path.exists():
-        raise UserError(f"no database at {path}: build something first (`cli.py etl`)")
-    for attempt in range(50):
-        try:
-            with connect(data_dir, read_only=True) as con:
-                rel = con.sql(query)
-                if rel is None:
-                    return pa.table({})
-                if limit is not None:
-                    rel = rel.limit(limit)
-                return rel.to_arrow_table()
-        except duckdb.IOException as exc:
-            # another process (an etl run recording a partition) holds the file for a moment
-            if "lock" in str(exc).lower() and attempt < 49:
-                time.sleep(0.2)
-                continue
-            raise UserError(_first_line(exc)) from None
-        except duckdb.Error as exc:
-            raise UserError(_first_line(exc)) from None
-    raise AssertionError("unreachable")
+    refresh_views(data_dir)
+    return sandbox.run(data_dir, query, limits, limit)
 
 
-def to_records(table: pa.Table) -> list[dict]:
-    return table.to_pylist()
-
-
-def write_csv(table: pa.Table, out) -> None:
+def write_csv_stream(schema: pa.Schema, batches, out) -> None:
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(table.column_names)
-    for row in table.to_pylist():
-        writer.writerow([_cell(v) for v in row.values()])
+    writer.writerow(schema.names)
+    for b in batches:
+        for row in b.to_pylist():
+            writer.writerow([_cell(v) for v in row.values()])
+        out.flush()
+
+
+def write_json_stream(batches, out) -> None:
+    out.write("[")
+    first = True
+    for b in batches:
+        for row in b.to_pylist():
+            out.write(("" if first else ", ") + json.dumps(row, default=_json_default))
+            first = False
+        out.flush()
+    out.write("]\n")
 
 
 def print_table(table: pa.Table) -> None:
@@ -129,11 +161,6 @@ def _json_default(value):
     if isinstance(value, bytes):
         return value.hex()
     return str(value)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def register_compare(subparsers: argparse._SubParsersAction) -> None:

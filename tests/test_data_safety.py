@@ -1,0 +1,189 @@
+"""Data safety of a shared data directory (issue 15): each reproduction of the issue, as a test.
+
+The toy ETL tables of ``test_etl_runner`` stand in for the equity tables; every test works in
+its own temporary data directory and checks that nothing outside it was written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from etl import runner, storage
+from queries import sandbox
+from schema.errors import UserError
+from test_etl_runner import N_TOY, ROWS_PER_PART, toy_tables
+
+ROOT = Path(__file__).resolve().parents[1]
+TOTAL = N_TOY * ROWS_PER_PART
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "tests"), str(ROOT),
+                                         env.get("PYTHONPATH", "")])
+    env["POKER_ETL_TABLES"] = "test_etl_runner:toy_tables"
+    return env
+
+
+def cli(data_dir, *args, timeout=300, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "cli.py"), "--data-dir", str(data_dir),
+                           *args], cwd=kw.pop("cwd", ROOT), env=_env(), capture_output=True,
+                          text=True, timeout=timeout, **kw)
+
+
+@pytest.fixture()
+def data(tmp_path) -> Path:
+    d = tmp_path / "data"
+    runner.run(d, toy_tables(), workers=1, progress=False)
+    return d
+
+
+def snapshot(folder: Path) -> dict:
+    """Every file's size and mtime; the catalog by its content (``sql`` refreshes the views in
+    it, a write of ours, not the query's)."""
+    out = {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
+           for p in folder.rglob("*") if p.is_file() and p.suffix != ".wal"
+           and p.name != "poker.duckdb"}
+    for db in folder.rglob("poker.duckdb"):
+        out[str(db.relative_to(folder))] = catalog_rows(db.parent)
+    return out
+
+
+def catalog_rows(data: Path) -> list:
+    return sandbox.run(data, "SELECT * FROM etl_partitions ORDER BY ALL").to_pylist()
+
+
+def count(data: Path, table: str = "toy") -> int:
+    return int(sandbox.run(data, f"SELECT count(*) AS n FROM {table}").column("n")[0].as_py())
+
+
+# --- 1. ad-hoc SQL cannot write, and reads only inside the data directory -----------------
+
+WRITES = [
+    "COPY (SELECT * FROM toy LIMIT 10) TO '{d}/tables/toy/part-03.parquet' (FORMAT parquet)",
+    "COPY (SELECT 1 AS a) TO '{d}/poker.duckdb' (FORMAT csv)",
+    "COPY (SELECT 1 AS a) TO 'relative.csv'",
+    "ATTACH '{d}/new.duckdb' AS n (READ_WRITE)",
+    "EXPORT DATABASE '{d}/exported'",
+    "EXPLAIN ANALYZE COPY (SELECT 1 AS a) TO '{d}/tables/toy/x.csv'",
+    "INSTALL httpfs",
+    "LOAD httpfs",
+    "SET enable_external_access = true",
+    "SELECT 1; COPY (SELECT 1 AS a) TO '{d}/y.csv'",
+    "CREATE TABLE t AS SELECT 1",
+    "DELETE FROM etl_partitions",
+]
+READS_OUTSIDE = ["SELECT * FROM read_csv('/etc/passwd')",
+                 "SELECT * FROM read_text('/etc/hostname')",
+                 "SELECT * FROM glob('/etc/*')",
+                 "SELECT * FROM read_csv('{d}/../outside.csv')",
+                 "SELECT * FROM read_parquet('tables/../../outside.parquet')"]
+
+
+@pytest.mark.parametrize("query", WRITES)
+def test_sql_cannot_write(data, query, tmp_path):
+    before, outside = snapshot(data), snapshot(tmp_path)
+    proc = cli(data, "sql", query.format(d=data), cwd=tmp_path)
+    assert proc.returncode == 2, proc.stdout
+    assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1, proc.stderr
+    assert snapshot(data) == before
+    assert snapshot(tmp_path) == outside  # nothing written beside the data directory either
+    assert count(data) == TOTAL
+
+
+@pytest.mark.parametrize("query", READS_OUTSIDE)
+def test_sql_cannot_read_outside_the_data_directory(data, query, tmp_path):
+    (tmp_path / "outside.csv").write_text("secret\n42\n")
+    proc = cli(data, "sql", query.format(d=data))
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: ") and "secret" not in proc.stdout + proc.stderr
+
+
+def test_sql_relative_paths_resolve_in_the_data_directory(data, tmp_path):
+    """A relative path the views allow (``tables/...``) never reaches the working directory."""
+    cwd = tmp_path / "elsewhere"
+    (cwd / "tables").mkdir(parents=True)
+    (cwd / "tables" / "secret.csv").write_text("secret\n42\n")
+    proc = cli(data, "sql", "SELECT * FROM read_csv('tables/secret.csv')", cwd=cwd)
+    assert proc.returncode == 2 and "42" not in proc.stdout
+    # inside the data directory, reading is fine
+    proc = cli(data, "sql", "SELECT count(*) AS n FROM read_parquet('tables/toy/part-00.parquet')",
+               "--format", "csv", cwd=cwd)
+    assert proc.returncode == 0 and proc.stdout.split() == ["n", str(ROWS_PER_PART)]
+
+
+def test_allowed_statements(data):
+    assert sandbox.check_statement("SELECT 1")
+    for q in ("FROM toy", "DESCRIBE toy", "SHOW TABLES", "SUMMARIZE toy", "VALUES (1)",
+              "WITH a AS (SELECT 1) SELECT * FROM a", "EXPLAIN SELECT * FROM toy"):
+        sandbox.check_statement(q)
+        sandbox.run(data, q)
+    for q in ("", "  ;", "COPY toy TO 'x.csv'", "PRAGMA database_list", "CALL duckdb_settings()",
+              "EXPLAIN ANALYZE SELECT 1"):
+        with pytest.raises(UserError):
+            sandbox.check_statement(q)
+
+
+# --- 5. large results stream, time limit, Ctrl-C -------------------------------------------
+
+def test_sql_streams_csv_and_json(data):
+    proc = cli(data, "sql", "SELECT i FROM toy ORDER BY i", "--format", "csv")
+    assert proc.returncode == 0 and proc.stdout.split() == ["i"] + [str(i) for i in range(TOTAL)]
+    proc = cli(data, "sql", "SELECT i FROM toy ORDER BY i", "--format", "json")
+    assert [r["i"] for r in json.loads(proc.stdout)] == list(range(TOTAL))
+    schema, batches = sandbox.stream(data, "SELECT i FROM toy", batch_rows=1000)
+    sizes = [b.num_rows for b in batches]
+    assert sum(sizes) == TOTAL and len(sizes) > 1  # in batches, not one table
+
+
+def test_sql_large_csv_result_streams_in_bounded_memory(data, tmp_path):
+    """3 M rows as csv: printed batch by batch, so the process stays far below what holding
+    the result (and its Python rows) would take (about 1 GB)."""
+    out = tmp_path / "out.csv"
+    with open(out, "w") as fh:
+        proc = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "--data-dir", str(data),
+                                 "sql", "SELECT range AS i, range * 2 AS j FROM range(3000000)",
+                                 "--format", "csv"], stdout=fh, stderr=subprocess.PIPE,
+                                env=_env())
+        _, status, usage = os.wait4(proc.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    with open(out) as fh:
+        assert fh.readline().strip() == "i,j"
+        assert sum(1 for _ in fh) == 3_000_000
+    assert usage.ru_maxrss < 600 * 1024, usage.ru_maxrss  # kB
+
+
+def test_sql_time_limit(data):
+    slow = "SELECT count(*) FROM range(100000000000) AS a"
+    t0 = time.monotonic()
+    proc = cli(data, "sql", slow, "--timeout", "1")
+    assert proc.returncode == 2 and "time limit of 1 s" in proc.stderr
+    assert time.monotonic() - t0 < 60
+    assert cli(data, "sql", "SELECT 1", "--timeout", "0").returncode == 2
+
+
+def test_sql_ctrl_c(data):
+    slow = "SELECT count(*) FROM range(100000000000) AS a"
+    proc = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "--data-dir", str(data),
+                             "sql", slow], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=_env(), text=True)
+    time.sleep(4)
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert time.monotonic() - t0 < 30
+    assert proc.returncode != 0 and "interrupted" in err and "Traceback" not in err
+
+
+def test_sql_memory_limit(data):
+    proc = cli(data, "sql", "SELECT list(range) FROM range(50000000)", "--memory-limit", "50MB",
+               "--format", "csv")
+    assert proc.returncode == 2 and proc.stderr.startswith("error: ")
