@@ -417,14 +417,15 @@ def check_current_build(name: str, run: dict, abstraction: dict) -> None:
 
 
 def build_abstraction(data_dir: Path, method: str, buckets: str | None, name: str,
-                      seed: int = 0) -> None:
-    """Build a Rhode Island abstraction the way ``cli.py build-abstraction`` does."""
+                      seed: int = 0, public_board: bool = False) -> None:
+    """Build a Rhode Island abstraction the way ``cli.py build-abstraction`` does
+    (``public_board``: played with the public cards visible, ``--public-board``)."""
     from abstraction.commands import build_command
 
     build_command(argparse.Namespace(
         buckets=buckets, method=method, game="rhode-island", name=name, seed=seed, workers=1,
         n_init=4, kmax=None, kmax_factor=None, intermediate=None, replace=False,
-        public_board=False, data_dir=str(data_dir)))
+        public_board=public_board, data_dir=str(data_dir)))
 
 
 def check_report_dir(folder: str | Path) -> Path:

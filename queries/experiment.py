@@ -10,6 +10,14 @@ in its own game (DCFR by default; resuming checkpoints), evaluates the four meas
 strategy against all the others and against the equilibrium, and writes the report (Markdown + plots). Re-running reuses
 every abstraction, strategy and evaluation already stored.
 
+``rhode-island-granularity-public``: the same 21 builds played with the public cards visible
+(``--public-board``, names ``...-public``: the published, ordered-game setting), the reference
+equilibrium the lossless abstraction solved to ``--equilibrium-target``; the report puts both
+settings side by side when the hidden-board strategies are stored in the same data directory:
+
+    python cli.py experiment rhode-island-granularity-public --target 0.1 \
+        --equilibrium-target 0.05 --report docs/rhode-island-granularity-public
+
 ``rhode-island-rules``: the Rhode Island value question of issue 14, one solve per rule
 variant and setting (see ``queries.rules_experiment``):
 
@@ -70,7 +78,90 @@ def rhode_island_granularity(args, data_dir: Path) -> int:
     return 0
 
 
+def rhode_island_granularity_public(args, data_dir: Path) -> int:
+    """The published setting (Gilpin & Sandholm 2007): every abstraction played with the public
+    cards visible (``--public-board``), each abstract game solved to ``--target``, the reference
+    equilibrium the lossless abstraction (the real game, lossless) solved to
+    ``--equilibrium-target``; the report adds both settings side by side."""
+    from dataclasses import replace
+
+    from queries.compare import RhodeIslandSupport, build_abstraction, check_report_dir, compare, \
+        options_from, print_tables
+    from queries.report import write_report
+
+    options = options_from(args)
+    report = Path(args.report) if args.report else data_dir / "reports" / args.name
+    check_report_dir(report)
+    t0 = time.time()
+    support = RhodeIslandSupport(data_dir)
+    have = set(support._abstractions())
+    names = []
+    for buckets in RI_GRANULARITIES:
+        for method in RI_METHODS:
+            name = ri_name(method, buckets) + "-public"
+            if name not in have:
+                build_abstraction(data_dir, method, buckets, name, seed=args.seed,
+                                  public_board=True)
+            names.append(name)
+    lossless = "rhode-island-lossless-full"
+    if lossless not in have:
+        build_abstraction(data_dir, "lossless", None, lossless, seed=args.seed)
+    if options.equilibrium is None:  # the lossless game is the real game: solve it tighter
+        (entry,) = support.resolve([lossless])
+        eq_options = replace(options, target=options.equilibrium_target,
+                             time_limit=options.equilibrium_time_limit,
+                             iterations=options.equilibrium_iterations)
+        options = replace(options, equilibrium=support.ensure_strategy(entry, eq_options))
+    result = compare(support, names + [lossless], options, data_dir)
+    print_tables(result["tables"])
+    if not options.report_only:
+        result["wall_seconds"] = time.time() - t0
+    result["command"] = "python " + " ".join(sys.argv)
+    path = write_report(report, data_dir, support.game, result, title="Rhode Island Hold'em: "
+                        "abstraction granularity with the public cards visible (published setting)")
+    side = side_by_side(data_dir, support.game)
+    if side:
+        with open(path, "a") as fh:
+            fh.write("\n".join(side) + "\n")
+    print(f"report: {path}")
+    return 0
+
+
+def side_by_side(data_dir: Path, game: str) -> list[str]:
+    """Markdown: per method and granularity, real-game exploitability and head-to-head against
+    the equilibrium with the board hidden and visible (the strategies stored in ``data_dir``;
+    each evaluated against the equilibrium of its own experiment)."""
+    from queries.views import connect
+
+    with connect(data_dir, read_only=True) as con:
+        rows = con.execute(
+            "SELECT method, buckets, board, exploitability, vs_equilibrium FROM abstraction_summary "
+            "WHERE game = ? AND method IN ('eb', 'eb2', 'pa') ORDER BY granularity, method",
+            [game]).fetchall()
+    cells: dict = {}
+    for method, buckets, board, expl, vs_eq in rows:
+        cells.setdefault((buckets, method), {})[board] = (expl, vs_eq)
+    if not any(len(v) == 2 for v in cells.values()):
+        return []
+
+    def fmt(x):
+        return "-" if x is None else f"{x:.4g}"
+
+    out = ["## The two settings side by side", "",
+           "Real-game exploitability and head-to-head against the equilibrium (chips/game) of "
+           "each abstraction played with the board hidden behind the bucket "
+           "(`experiment rhode-island-granularity`) and visible (this experiment).", "",
+           "| buckets | method | exploitability, hidden | exploitability, public "
+           "| vs equilibrium, hidden | vs equilibrium, public |", "|---|---|---|---|---|---|"]
+    for (buckets, method), v in cells.items():
+        h, p = v.get("hidden", (None, None)), v.get("public", (None, None))
+        out.append(f"| {buckets} | {method} | {fmt(h[0])} | {fmt(p[0])} | {fmt(h[1])} "
+                   f"| {fmt(p[1])} |")
+    return out + [""]
+
+
 EXPERIMENTS = {"rhode-island-granularity": rhode_island_granularity,
+               "rhode-island-granularity-public": rhode_island_granularity_public,
                "rhode-island-rules": rules_experiment.run}
 
 

@@ -24,7 +24,8 @@ def summary_rows(data_dir: Path, game: str, strategies: list[str]) -> list[dict]
     from queries.views import connect
 
     with connect(data_dir, read_only=True) as con:
-        rel = con.execute("SELECT s.*, r.iterations, r.algorithm FROM abstraction_summary s "
+        rel = con.execute("SELECT s.*, r.iterations, r.algorithm, r.wall_seconds AS solve_seconds "
+                          "FROM abstraction_summary s "
                           "JOIN solve_runs r ON r.name = s.strategy "
                           "WHERE s.game = ? AND list_contains(?, s.strategy) "
                           "ORDER BY granularity, method", [game, strategies])
@@ -158,7 +159,7 @@ def write_report(folder: Path, data_dir: Path, game: str, result: dict, title: s
                    f"abstract exploitability is in the table); their measures carry that much "
                    f"extra error.", ""]
         cols = ["abstraction", "method", "built", "board", "ip_objective", "build_seconds", "algorithm",
-                "iterations", "abstract_exploitability", "exploitability", "vs_equilibrium",
+                "iterations", "solve_seconds", "abstract_exploitability", "exploitability", "vs_equilibrium",
                 "value_error", "h2h_same_granularity"]
         md += [_md_table(cols, [[r[c] for c in cols] for r in rows], game), ""]
     md += [f"Below, strategy and abstraction names are shown without their `{game}-` prefixes "
