@@ -57,8 +57,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--checks", default=None,
                    help="verify: comma-separated subset of: canonical, handval, equity (default: all)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.epilog = ("etl status exits 0 when every partition is ok, 3 when some are missing or "
+                "stale (a run or --refresh builds them), 4 when some are damaged or a table "
+                "folder holds stray files (--refresh repairs; strays go to quarantine/), 2 when "
+                "it could not run")
     p.add_argument("--quick", action="store_true",
-                   help="status: skip the SHA-256 of every file (size, footer, rows only)")
+                   help="status: hash only the files changed since the ETL verified them (size, "
+                        "footer, rows of all); the full status hashes every file")
     p.set_defaults(func=main)
 
 
@@ -166,6 +171,8 @@ def _state(t) -> str:
         parts.append(f"{len(t.stale)} stale (use --refresh)")
     if t.removed_extra:
         parts.append(f"{t.removed_extra} obsolete removed")
+    if t.quarantined:
+        parts.append(f"{len(t.quarantined)} stray moved to quarantine/")
     return ", ".join(parts) or "complete"
 
 
@@ -188,7 +195,25 @@ def _status(data, tables, names, checksum: bool) -> int:
                 print(f"{c.state}: {st.name} part-{c.key} ({c.reason})")
         if st.extra:
             print(f"obsolete: {st.name} part-{', part-'.join(st.extra)} (removed by --refresh)")
-    return 0
+        for f in st.stray:
+            print(f"stray: {st.name} {f} (not part of the table; --refresh moves it to "
+                  f"quarantine/{st.name}/)")
+    return status_code(results)
+
+
+#: ``etl status`` exit statuses, for a monitor (also in the README).
+STATUS_OK, STATUS_TO_BUILD, STATUS_DAMAGED = 0, 3, 4
+
+
+def status_code(results) -> int:
+    """0: every partition ok; 3: some missing or stale (a run or --refresh builds them); 4:
+    some damaged, or stray files in a table folder (--refresh repairs). 2 is a one-line error
+    (could not run), as for every command."""
+    if any(st.count("damaged") or st.stray for st in results):
+        return STATUS_DAMAGED
+    if any(st.count("missing") or st.count("stale") or st.extra for st in results):
+        return STATUS_TO_BUILD
+    return STATUS_OK
 
 
 # --- verify --------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from typing import Any, Callable, Iterable, Iterator
 import pyarrow as pa
 
 from etl import storage
+from etl.integrity import changed_partitions, identity
 from etl.lock import etl_lock
 from etl.spec import TableSpec
 from schema.errors import UserError
@@ -127,6 +128,31 @@ def record_partitions(data_dir: Path, written: list[tuple[storage.WrittenPartiti
             session.merge(Partition(table_name=w.table, key=w.key, rows=w.rows, bytes=w.bytes,
                                     checksum=w.checksum, code_version=version, built_at=now,
                                     seconds=w.seconds))
+            _merge_identity(session, data_dir, w.table, w.key)
+
+
+def _merge_identity(session, data_dir: Path, name: str, key: str) -> None:
+    from schema.catalog_etl import VerifiedFile
+
+    try:
+        size, mtime, ctime, inode = identity(storage.partition_path(data_dir, name, key))
+    except OSError:
+        return
+    session.merge(VerifiedFile(table_name=name, key=key, bytes=size, mtime_ns=mtime,
+                               ctime_ns=ctime, inode=inode))
+
+
+def stamp_verified(data_dir: Path, name: str, keys: Iterable[str]) -> None:
+    """Record the file identity of partitions whose SHA-256 was just found to match (see
+    ``etl.integrity``), so readers need not hash them again."""
+    keys = list(keys)
+    if not keys:
+        return
+    from schema.catalog import session_scope
+
+    with session_scope(data_dir) as session:
+        for key in keys:
+            _merge_identity(session, data_dir, name, key)
 
 
 def forget_partitions(data_dir: Path, name: str, keys: Iterable[str]) -> None:
@@ -135,11 +161,12 @@ def forget_partitions(data_dir: Path, name: str, keys: Iterable[str]) -> None:
     if not keys:
         return
     from schema.catalog import session_scope
-    from schema.catalog_etl import Partition
+    from schema.catalog_etl import Partition, VerifiedFile
 
     with session_scope(data_dir) as session:
-        session.query(Partition).filter(Partition.table_name == name,
-                                        Partition.key.in_(keys)).delete()
+        for model in (Partition, VerifiedFile):
+            session.query(model).filter(model.table_name == name,
+                                        model.key.in_(keys)).delete()
 
 
 # --- table selection -----------------------------------------------------------------------
@@ -197,7 +224,8 @@ class TableStatus:
     version: str
     description: str
     checks: list[storage.PartitionCheck]
-    extra: list[str] = field(default_factory=list)  # files whose key the table no longer has
+    extra: list[str] = field(default_factory=list)  # recorded keys the table no longer has
+    stray: list[str] = field(default_factory=list)  # other files in its folder (relative)
 
     def keys(self, *states: str) -> list[str]:
         return [c.key for c in self.checks if c.state in states]
@@ -232,18 +260,50 @@ def check_table(data_dir: Path, spec: TableSpec, records: dict[str, Record],
         checks = list(pool.map(
             lambda p: storage.check_partition(p, records.get(storage.key_of(p)), version,
                                               checksum), paths))
-    extra = sorted(set(storage.partition_files(data_dir, spec.name)) - set(keys))
-    return TableStatus(spec.name, version, spec.description, checks, extra)
+    files = storage.partition_files(data_dir, spec.name)
+    extra = sorted(k for k in set(files) - set(keys) if k in records)
+    ours = [files[k] for k in keys if k in files] + [files[k] for k in extra]
+    folder = storage.table_dir(data_dir, spec.name)
+    stray = [str(p.relative_to(folder)) for p in storage.stray_files(data_dir, spec.name, ours)]
+    return TableStatus(spec.name, version, spec.description, checks, extra, stray)
 
 
 def status(data_dir: str | os.PathLike, tables: dict[str, TableSpec],
            names: Iterable[str] | None = None, checksum: bool = True) -> list[TableStatus]:
-    """The state of every partition of the requested tables (no lock; read only)."""
+    """The state of every partition of the requested tables (no lock; read only). Without
+    ``checksum`` (``--quick``) only files changed since they were verified are hashed."""
     path = prepare_data_dir(data_dir, create=False)
     order = resolve(tables, names)
     records = load_records(path, order)
-    return [check_table(path, tables[n], records[n], checksum,
-                        version=effective_version(tables, n)) for n in order]
+    out = [check_table(path, tables[n], records[n], checksum,
+                       version=effective_version(tables, n)) for n in order]
+    if not checksum:  # quick: still hash the files changed since they were verified
+        changed = _changed_keys(path)
+        for st in out:
+            for i, c in enumerate(st.checks):
+                if c.state in (storage.OK, storage.STALE) and (st.name, c.key) in changed:
+                    st.checks[i] = storage.check_partition(
+                        storage.partition_path(path, st.name, c.key), records[st.name][c.key],
+                        st.version, checksum=True)
+    return out
+
+
+def _changed_keys(path: Path) -> set[tuple[str, str]]:
+    """(table, key) of recorded partitions changed since verified (``etl.integrity``)."""
+    import duckdb
+
+    from schema.catalog import catalog_path
+
+    if not catalog_path(path).exists():
+        return set()
+    try:
+        con = duckdb.connect(str(catalog_path(path)), read_only=True)
+    except duckdb.Error:
+        return set()  # a writer holds it: the quick check stays quick
+    try:
+        return {(name, key) for name, key, _, _ in changed_partitions(con, path)}
+    finally:
+        con.close()
 
 
 # --- executing -----------------------------------------------------------------------------
@@ -355,6 +415,7 @@ class TableReport:
     stale: list[str] = field(default_factory=list)  # kept (no --refresh)
     damaged: list[str] = field(default_factory=list)  # kept (no --refresh)
     removed_extra: int = 0
+    quarantined: list[str] = field(default_factory=list)  # stray files moved (data-dir paths)
     complete: bool = False
     failures: list[tuple[str, str]] = field(default_factory=list)  # (key, one-line error)
     blocked_by: str = ""  # a dependency that is not complete
@@ -426,6 +487,7 @@ def run(data_dir: str | os.PathLike, tables: dict[str, TableSpec],
                 spec = tables[name]
                 version = effective_version(tables, name)
                 st = check_table(path, spec, records[name], version=version)
+                stamp_verified(path, name, st.keys(storage.OK, storage.STALE))
                 report = TableReport(name, len(st.checks))
                 reports.append(report)
                 blocked = next((d for d in spec.depends_on
@@ -438,9 +500,19 @@ def run(data_dir: str | os.PathLike, tables: dict[str, TableSpec],
                 if refresh:
                     rebuild |= {storage.STALE, storage.DAMAGED}
                     _remove_extra(path, name, st.extra, report)
-                elif st.extra:
-                    log(f"{name}: {len(st.extra)} partition file(s) the table no longer has "
-                        f"(remove with --refresh)")
+                    moved = storage.quarantine(path, name,
+                                               [storage.table_dir(path, name) / f for f in st.stray])
+                    report.quarantined = [str(m.relative_to(path)) for m in moved]
+                    for m in report.quarantined:
+                        log(f"{name}: moved stray file to {m}")
+                else:
+                    if st.extra:
+                        log(f"{name}: {len(st.extra)} partition file(s) the table no longer has "
+                            f"(remove with --refresh)")
+                    if st.stray:
+                        log(f"{name}: {len(st.stray)} stray file(s) ({', '.join(st.stray[:3])}"
+                            f"{', ...' if len(st.stray) > 3 else ''}): not part of the table; "
+                            f"--refresh moves them to {storage.QUARANTINE_DIR}/{name}/")
                 todo = [c.key for c in st.checks if c.state in rebuild]
                 t_table = time.perf_counter()
                 if todo:

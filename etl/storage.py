@@ -21,10 +21,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from schema.errors import UserError
-from schema.storage import atomic_write_parquet, file_sha256
+from schema.storage import atomic_write_parquet, file_sha256, read_parquet
 
 TABLES_DIR = "tables"
 STAGING_DIR = ".staging"
+QUARANTINE_DIR = "quarantine"  # under the data directory: stray files moved aside by --refresh
 
 #: Partition states (``etl status``).
 OK, MISSING, STALE, DAMAGED = "ok", "missing", "stale", "damaged"
@@ -66,6 +67,41 @@ def table_names_on_disk(data_dir: str | os.PathLike) -> list[str]:
         return []
     return sorted(p.name for p in root.iterdir()
                   if p.is_dir() and not p.name.startswith(".") and any(p.glob("part-*.parquet")))
+
+
+def stray_files(data_dir: str | os.PathLike, name: str, keep: Iterable[Path]) -> list[Path]:
+    """Files in table ``name``'s folder (recursively) that are not in ``keep`` (its partition
+    files), a staged file or a hidden one: what a view or a reader must never count."""
+    d = table_dir(data_dir, name)
+    if not d.is_dir():
+        return []
+    keep = {Path(p).resolve() for p in keep}
+    out = []
+    for p in sorted(d.rglob("*")):
+        rel = p.relative_to(d)
+        if any(part.startswith(".") for part in rel.parts) or p.is_dir():
+            continue
+        if p.resolve() not in keep:
+            out.append(p)
+    return out
+
+
+def quarantine(data_dir: str | os.PathLike, name: str, files: Iterable[Path]) -> list[Path]:
+    """Move ``files`` of table ``name`` to ``<data_dir>/quarantine/<name>/`` (never deleted;
+    a name already taken gets a numbered suffix). Returns where they went."""
+    dest_dir = Path(data_dir) / QUARANTINE_DIR / name
+    moved = []
+    for f in files:
+        dest_dir.mkdir(parents=True, exist_ok=True)
+        rel = f.relative_to(table_dir(data_dir, name))
+        dest = dest_dir / "__".join(rel.parts)
+        n = 1
+        while dest.exists():
+            dest = dest_dir / f"{'__'.join(rel.parts)}.{n}"
+            n += 1
+        shutil.move(str(f), dest)
+        moved.append(dest)
+    return moved
 
 
 # --- writing -------------------------------------------------------------------------------
@@ -134,13 +170,13 @@ def clean_staging(data_dir: str | os.PathLike, names: Iterable[str]) -> int:
 
 
 def read_partition(path: str | os.PathLike, columns: list[str] | None = None) -> pa.Table:
-    """One partition file.
+    """One partition file (its page checksums verified).
 
     Raises:
-        DamagedPartitionError: the file cannot be read as Parquet.
+        DamagedPartitionError: the file cannot be read as Parquet, or a page checksum fails.
     """
     try:
-        return pq.read_table(path, columns=columns)
+        return read_parquet(path, columns=columns)
     except (OSError, pa.ArrowException) as exc:
         raise DamagedPartitionError(
             f"damaged partition {path}: {_first_line(exc)} (rebuild: cli.py etl --refresh)"

@@ -15,6 +15,9 @@ The promises, each enforced twice where DuckDB allows:
   also resolve against the working directory: a process serving queries works in the data
   directory (``cli.py sql`` changes into it);
 - **bounded**: a memory limit, a time limit (the query is interrupted), Ctrl-C interrupts it;
+- **no silent corruption**: a partition file changed since the ETL verified it is re-hashed
+  first, and a mismatch is an error naming it (``etl.integrity``; DuckDB itself does not
+  verify Parquet page checksums);
 - **settings locked** (``lock_configuration``): a query cannot lift any of the above;
 - **streamed**: results come in Arrow record batches, so ``--format csv/json`` prints rows as
   they are produced and a large result never sits in memory whole.
@@ -34,6 +37,7 @@ from typing import Iterator
 import duckdb
 import pyarrow as pa
 
+from etl.integrity import check_unchanged
 from schema.catalog import CATALOG_FILE
 from schema.errors import UserError, first_line
 
@@ -113,6 +117,11 @@ def connect(data_dir: str | os.PathLike, limits: Limits = Limits()) -> duckdb.Du
     except duckdb.Error as exc:
         con.close()
         raise UserError(f"could not set up the read-only connection: {first_line(exc)}") from None
+    try:
+        check_unchanged(con, data_dir)  # DuckDB does not verify Parquet page checksums
+    except BaseException:
+        con.close()
+        raise
     return con
 
 

@@ -1,7 +1,9 @@
 """DuckDB views over everything on disk, in ``<data_dir>/poker.duckdb`` (beside the catalog).
 
-For every table directory ``tables/<name>/`` with at least one partition file, a view
-``<name>`` reads all its partitions (the view of a table whose files are gone is dropped); then
+For every ETL table with partitions recorded in the catalog (``etl_partitions``), a view
+``<name>`` reads exactly those partition files that exist (an explicit file list, not a glob:
+a stray or unrecorded file in the folder is never counted; the view of a table whose files are
+gone is dropped); then
 every ``queries/*.sql`` file (views of other stages, e.g. ``abstractions.sql``) runs in name
 order (a file that fails is retried after the others, so it may use their views); a file
 whose stage has written nothing yet is skipped. Paths in views are relative to
@@ -19,7 +21,7 @@ from typing import Iterator
 
 import duckdb
 
-from etl.storage import TABLES_DIR, table_names_on_disk
+from etl.storage import TABLES_DIR, partition_path
 from schema.catalog import CATALOG_FILE
 
 SQL_DIR = Path(__file__).resolve().parent
@@ -54,21 +56,24 @@ def create_views(data_dir: str | os.PathLike) -> tuple[list[str], list[str]]:
     A ``.sql`` file that fails (e.g. its stage has written nothing yet) is skipped with a note;
     the table views do not depend on it.
     """
+    data_dir = Path(data_dir).absolute()
     made: list[str] = []
     notes: list[str] = []
     with connect(data_dir) as con:
-        present = set(table_names_on_disk(data_dir))
+        present = recorded_partitions(con, data_dir)
         for (name,) in con.execute(
-                "SELECT view_name FROM duckdb_views() WHERE NOT internal AND contains(sql, ?)",
-                [f"read_parquet('{TABLES_DIR}/"]).fetchall():
+                "SELECT view_name FROM duckdb_views() WHERE NOT internal AND "
+                "(contains(sql, ?) OR contains(sql, ?))",
+                [f"read_parquet('{TABLES_DIR}/", f"read_parquet(['{TABLES_DIR}/"]).fetchall():
             if name not in present:  # its table directory is gone
                 con.execute(f'DROP VIEW "{name}"')
-        for name in sorted(present):
+        for name, files in sorted(present.items()):
             if not _NAME.match(name):
                 notes.append(f"table directory {name!r} is not a valid view name; skipped")
                 continue
+            listed = ", ".join(f"'{_quote(f)}'" for f in files)
             con.execute(f'CREATE OR REPLACE VIEW "{name}" AS SELECT * FROM '
-                        f"read_parquet('{TABLES_DIR}/{name}/*.parquet')")
+                        f"read_parquet([{listed}])")
             made.append(name)
         # A file may use views of files later in name order: failed files are retried
         # while a pass makes progress.
@@ -94,6 +99,22 @@ def create_views(data_dir: str | os.PathLike) -> tuple[list[str], list[str]]:
             if "No files found" not in first and not (no_files and "does not exist" in first):
                 notes.append(f"{sql_file.name} skipped: {first}")
     return made, notes
+
+
+def recorded_partitions(con: duckdb.DuckDBPyConnection, data_dir: Path) -> dict[str, list[str]]:
+    """Per ETL table, the relative paths of its catalog-recorded partition files that exist,
+    in key order (no catalog table yet: none)."""
+    try:
+        rows = con.execute("SELECT table_name, key FROM etl_partitions "
+                           "ORDER BY table_name, key").fetchall()
+    except duckdb.CatalogException:
+        return {}
+    out: dict[str, list[str]] = {}
+    for name, key in rows:
+        path = partition_path(data_dir, name, key)
+        if path.is_file():
+            out.setdefault(name, []).append(path.relative_to(data_dir).as_posix())
+    return out
 
 
 def _quote(text: str) -> str:

@@ -33,3 +33,19 @@ class Partition(Base):
     code_version: Mapped[str] = mapped_column(sa.String, nullable=False)
     built_at: Mapped[dt.datetime] = mapped_column(sa.DateTime, nullable=False)
     seconds: Mapped[float] = mapped_column(sa.Float, nullable=False)
+
+
+class VerifiedFile(Base):
+    """The file-system identity of partition ``key`` of ``table_name`` when its SHA-256 last
+    matched the catalog (written by the ETL after publishing or fully checking it). A reader
+    that finds the file with another identity (size, mtime, ctime, inode: any write to it, a
+    copy, a replacement) re-hashes it before trusting it; see ``etl.integrity``."""
+
+    __tablename__ = "etl_verified"
+
+    table_name: Mapped[str] = mapped_column(sa.String, primary_key=True)
+    key: Mapped[str] = mapped_column(sa.String, primary_key=True)
+    bytes: Mapped[int] = mapped_column(sa.BigInteger, nullable=False)
+    mtime_ns: Mapped[int] = mapped_column(sa.BigInteger, nullable=False)
+    ctime_ns: Mapped[int] = mapped_column(sa.BigInteger, nullable=False)
+    inode: Mapped[int] = mapped_column(sa.BigInteger, nullable=False)

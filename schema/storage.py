@@ -40,10 +40,18 @@ class AtomicFile:
 
 def atomic_write_parquet(table: pa.Table, path: str | Path, compression: str = "zstd",
                          row_group_size: int | None = None) -> str:
-    """Write ``table`` to ``path`` atomically (``AtomicFile``); returns its SHA-256."""
+    """Write ``table`` to ``path`` atomically (``AtomicFile``) with a CRC per data page (so a
+    flipped byte is a read error where the reader verifies them, e.g. ``read_parquet`` below);
+    returns the file's SHA-256."""
     with AtomicFile(path) as f:
-        pq.write_table(table, f.tmp, compression=compression, row_group_size=row_group_size)
+        pq.write_table(table, f.tmp, compression=compression, row_group_size=row_group_size,
+                       write_page_checksum=True)
     return f.digest
+
+
+def read_parquet(path: str | Path, columns: list[str] | None = None) -> pa.Table:
+    """A Parquet file, its page checksums verified (where written)."""
+    return pq.read_table(path, columns=columns, page_checksum_verification=True)
 
 
 def file_sha256(path: str | Path) -> str:

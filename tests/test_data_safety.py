@@ -18,6 +18,7 @@ import pytest
 
 from etl import runner, storage
 from queries import sandbox
+from queries.commands import run_query
 from schema.errors import UserError
 from test_etl_runner import N_TOY, ROWS_PER_PART, toy_tables
 
@@ -62,7 +63,8 @@ def catalog_rows(data: Path) -> list:
 
 
 def count(data: Path, table: str = "toy") -> int:
-    return int(sandbox.run(data, f"SELECT count(*) AS n FROM {table}").column("n")[0].as_py())
+    """Rows of a view, the views refreshed first (as ``cli.py sql`` does)."""
+    return int(run_query(data, f"SELECT count(*) AS n FROM {table}").column("n")[0].as_py())
 
 
 # --- 1. ad-hoc SQL cannot write, and reads only inside the data directory -----------------
@@ -187,3 +189,86 @@ def test_sql_memory_limit(data):
     proc = cli(data, "sql", "SELECT list(range) FROM range(50000000)", "--memory-limit", "50MB",
                "--format", "csv")
     assert proc.returncode == 2 and proc.stderr.startswith("error: ")
+
+
+# --- 2. stray files are never counted; status lists them; --refresh moves them aside -------
+
+def test_stray_files_not_counted_listed_and_quarantined(data):
+    folder = storage.table_dir(data, "toy")
+    (folder / "backup.parquet").write_bytes(storage.partition_path(data, "toy", "03").read_bytes())
+    (folder / "part-07.bak.parquet").write_bytes(
+        storage.partition_path(data, "toy", "07").read_bytes())
+    assert count(data) == TOTAL  # the view lists the recorded files, not a glob
+    proc = cli(data, "etl", "status")
+    assert proc.returncode == 4, proc.stdout + proc.stderr
+    assert "stray: toy backup.parquet" in proc.stdout
+    assert "stray: toy part-07.bak.parquet" in proc.stdout
+    proc = cli(data, "etl", "--refresh", "--no-progress", "--workers", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert "moved stray file to quarantine/toy/backup.parquet" in proc.stderr
+    assert not (folder / "backup.parquet").exists()
+    assert (data / "quarantine" / "toy" / "backup.parquet").is_file()  # kept, not deleted
+    assert (data / "quarantine" / "toy" / "part-07.bak.parquet").is_file()
+    assert count(data) == TOTAL
+    assert cli(data, "etl", "status").returncode == 0
+
+
+def test_unrecorded_partition_not_counted(data):
+    """A partition file whose catalog row is gone (a run killed before recording it) is not in
+    the view until a run records it."""
+    from schema.catalog import session_scope
+    from schema.catalog_etl import Partition
+
+    with session_scope(data) as s:
+        s.query(Partition).filter(Partition.table_name == "toy", Partition.key == "04").delete()
+    assert count(data) == TOTAL - ROWS_PER_PART
+    proc = cli(data, "etl", "status", "--tables", "toy")
+    assert proc.returncode == 3  # something to build
+    runner.run(data, toy_tables(), workers=1, progress=False)
+    assert count(data) == TOTAL
+
+
+# --- 3. a flipped byte is an error, not a wrong number -------------------------------------
+
+def flip(path: Path, n: int = 16) -> None:
+    b = bytearray(path.read_bytes())
+    mid = len(b) // 3
+    for i in range(n):
+        b[mid + i] ^= 0xFF
+    path.write_bytes(bytes(b))  # same size
+
+
+def test_bit_flip_is_an_error_everywhere(data):
+    part = storage.partition_path(data, "toy", "03")
+    flip(part)
+    proc = cli(data, "sql", "SELECT sum(i) AS s FROM toy", "--format", "csv")
+    assert proc.returncode == 2 and "damaged partition toy part-03" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    quick = cli(data, "etl", "status", "--quick")
+    assert quick.returncode == 4 and "damaged: toy part-03" in quick.stdout
+    full = cli(data, "etl", "status")
+    assert full.returncode == 4 and "damaged: toy part-03 (checksum mismatch)" in full.stdout
+    with pytest.raises(storage.DamagedPartitionError, match="CRC"):
+        storage.read_partition(part)  # page checksums: pyarrow readers fail too
+    assert cli(data, "etl", "--refresh", "--no-progress", "--workers", "1").returncode == 0
+    assert count(data) == TOTAL
+    assert sandbox.run(data, "SELECT sum(i) AS s FROM toy").column("s")[0].as_py() == \
+        TOTAL * (TOTAL - 1) // 2
+
+
+def test_touched_but_intact_partition_reads(data):
+    part = storage.partition_path(data, "toy", "05")
+    part.write_bytes(part.read_bytes())  # rewritten, same bytes: identity changed, hash same
+    assert count(data) == TOTAL
+    assert cli(data, "etl", "status", "--quick").returncode == 0
+
+
+# --- 7. etl status exit statuses ------------------------------------------------------------
+
+def test_status_exit_codes(data):
+    assert cli(data, "etl", "status").returncode == 0
+    storage.partition_path(data, "toy", "02").unlink()
+    proc = cli(data, "etl", "status")
+    assert proc.returncode == 3 and "missing" in proc.stdout
+    storage.partition_path(data, "toy", "06").write_bytes(b"junk")
+    assert cli(data, "etl", "status").returncode == 4

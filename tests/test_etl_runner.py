@@ -250,7 +250,7 @@ def test_cli_status_sql_and_errors(tmp_path, capsys, monkeypatch):
 
     storage.partition_path(tmp_path, "toy", "05").write_bytes(b"not parquet")
     rc, out, err = _main(capsys, monkeypatch, tmp_path, "etl", "status")
-    assert rc == 0 and "damaged: toy part-05" in out
+    assert rc == 4 and "damaged: toy part-05" in out  # exit status 4: damaged (issue 15)
 
     a_file = tmp_path / "plain-file"
     a_file.write_text("x")
