@@ -62,14 +62,51 @@ def _ns(when: dt.datetime) -> int:
     return int(when.replace(tzinfo=dt.timezone.utc).timestamp() * 1e9)
 
 
-def check_unchanged(con: duckdb.DuckDBPyConnection, data_dir: Path) -> None:
-    """Raise if a recorded partition was changed since it was verified and no longer matches
-    its recorded SHA-256.
+def referenced_sql(con: duckdb.DuckDBPyConnection, query: str) -> tuple[set[str], list[str]]:
+    """The names ``query`` reads and the SQL texts involved: the query and the definitions of
+    the views it reads, transitively (parsed on an empty in-memory connection, so nothing is
+    bound or read).
+
+    Raises:
+        duckdb.Error: the query cannot be parsed.
+    """
+    views = dict(con.execute("SELECT view_name, sql FROM duckdb_views() WHERE NOT internal")
+                 .fetchall())
+    parser = duckdb.connect()
+    try:
+        todo, seen, texts = set(parser.get_table_names(query)), set(), [query]
+        while todo:
+            name = todo.pop()
+            seen.add(name)
+            if name in views:
+                texts.append(views[name])
+                try:
+                    todo |= set(parser.get_table_names(views[name])) - seen
+                except duckdb.Error:
+                    pass  # e.g. a table function it cannot bind: its text is searched below
+    finally:
+        parser.close()
+    return seen, texts
+
+
+def check_unchanged(con: duckdb.DuckDBPyConnection, data_dir: Path,
+                    query: str | None = None) -> None:
+    """Raise if a recorded partition that ``query`` reads (default: any) was changed since it
+    was verified and no longer matches its recorded SHA-256. A query reads a table if it
+    names it (through views too) or a path in its folder.
 
     Raises:
         UserError: names the damaged partition and the way back (``etl --refresh``).
     """
-    for name, key, path, checksum in changed_partitions(con, data_dir):
+    changed = changed_partitions(con, data_dir)
+    if changed and query is not None:
+        try:
+            names, texts = referenced_sql(con, query)
+            changed = [c for c in changed if c[0] in names
+                       or any(f"tables/{c[0]}/" in t for t in texts)]
+        except duckdb.Error:
+            pass  # cannot tell what it reads: check every table
+    for name, key, path, checksum in changed:
         if file_sha256(path) != checksum:
             raise UserError(f"damaged partition {name} part-{key}: the file changed since it "
                             f"was built (checksum mismatch); rebuild: cli.py etl --refresh")

@@ -88,7 +88,8 @@ def check_statement(query: str) -> str:
     raise UserError(f"read-only SQL: only SELECT (and EXPLAIN SELECT) may run, not {name}")
 
 
-def connect(data_dir: str | os.PathLike, limits: Limits = Limits()) -> duckdb.DuckDBPyConnection:
+def connect(data_dir: str | os.PathLike, limits: Limits = Limits(),
+            query: str | None = None) -> duckdb.DuckDBPyConnection:
     """A locked-down read-only connection to ``<data_dir>/poker.duckdb`` (see module doc).
 
     Raises:
@@ -118,7 +119,9 @@ def connect(data_dir: str | os.PathLike, limits: Limits = Limits()) -> duckdb.Du
         con.close()
         raise UserError(f"could not set up the read-only connection: {first_line(exc)}") from None
     try:
-        check_unchanged(con, data_dir)  # DuckDB does not verify Parquet page checksums
+        # DuckDB does not verify Parquet page checksums: the tables ``query`` reads (all if
+        # None) must be as the ETL verified them
+        check_unchanged(con, data_dir, query)
     except BaseException:
         con.close()
         raise
@@ -154,7 +157,7 @@ def stream(data_dir: str | os.PathLike, query: str, limits: Limits = Limits(),
         UserError: refused statement, DuckDB's error, time limit exceeded, interrupted.
     """
     query = check_statement(query)
-    con = connect(data_dir, limits)
+    con = connect(data_dir, limits, query)
     deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
     out: queue.Queue = queue.Queue(maxsize=4)
     stop = threading.Event()

@@ -272,3 +272,13 @@ def test_status_exit_codes(data):
     assert proc.returncode == 3 and "missing" in proc.stdout
     storage.partition_path(data, "toy", "06").write_bytes(b"junk")
     assert cli(data, "etl", "status").returncode == 4
+
+
+def test_damage_only_blocks_queries_that_read_it(data):
+    flip(storage.partition_path(data, "toy", "03"))
+    assert sandbox.run(data, "SELECT 42 AS x").column("x")[0].as_py() == 42
+    assert sandbox.run(data, "SELECT count(*) AS n FROM toy_sum").column("n")[0].as_py() == 1
+    for q in ("SELECT count(*) FROM toy", "SELECT * FROM (SELECT i FROM toy) LIMIT 1",
+              "SELECT count(*) FROM read_parquet('tables/toy/part-03.parquet')"):
+        with pytest.raises(UserError, match="damaged partition toy part-03"):
+            sandbox.run(data, q)
