@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 
+import duckdb
+
+from schema.catalog import catalog_error, catalog_path, is_damage
 from schema.errors import UserError
 from schema.optional import import_optional
 from schema.paths import check_data_dir, data_dir
@@ -48,9 +52,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _attach_negative_values(argv: list[str]) -> list[str]:
+    """``--flag -5,10`` -> ``--flag=-5,10``: argparse reads a value that starts with ``-`` and
+    is not a plain number as another option ("expected one argument"); attached, the command
+    itself says what is wrong with the value."""
+    out: list[str] = []
+    for a in argv:
+        if (out and out[-1].startswith("--") and "=" not in out[-1] and re.match(r"^-\d", a)
+                and not re.match(r"^-\d+(\.\d*)?$", a)):
+            out[-1] = f"{out[-1]}={a}"
+        else:
+            out.append(a)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_attach_negative_values(sys.argv[1:] if argv is None else argv))
     if args.data_dir is not None and not args.data_dir.strip():  # e.g. --data-dir "$UNSET"
         parser.error("--data-dir is empty (it would mean ./data)")
     if args.data_dir is not None:
@@ -68,6 +86,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted: completed work is kept; re-run to resume", file=sys.stderr)
         return 130
+    except duckdb.Error as exc:
+        if not is_damage(exc):
+            raise  # a bug: keep the traceback
+        print(f"error: {catalog_error(catalog_path(data_dir()), exc)}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -177,7 +177,10 @@ def build_command(args: argparse.Namespace) -> int:
 def list_command(args: argparse.Namespace) -> int:
     from abstraction import store
 
-    rows = store.list_abstractions(args.data_dir)
+    from schema.paths import data_dir
+
+    # a data directory that does not exist has no abstractions (and is not created)
+    rows = store.list_abstractions(args.data_dir) if data_dir().is_dir() else []
     if args.json:
         for r in rows:
             print(json.dumps(r, default=str))

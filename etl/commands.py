@@ -46,6 +46,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="comma-separated table names (default: all); dependencies are added")
     p.add_argument("--workers", type=int, default=None,
                    help="local worker processes (default: number of cores; 1 = in-process)")
+    p.add_argument("--rebuild-catalog", action="store_true",
+                   help="the catalog (poker.duckdb) is damaged: move it aside and record every "
+                        "partition file again from its footer and checksum")
     p.add_argument("--refresh", action="store_true",
                    help="also rebuild stale (other code version) and damaged partitions")
     p.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
@@ -82,6 +85,10 @@ def main(args: argparse.Namespace) -> int:
                         f"(known: {', '.join(sorted(known)) or 'none'})")
     names = _names("--tables", args.tables)
     data = resolve_data_dir()
+    if args.rebuild_catalog:
+        if args.action != "run":
+            raise UserError("--rebuild-catalog is an action of its own (no status/verify)")
+        return _rebuild_catalog(data, tables)
     if args.action == "status":
         return _status(data, tables, names, checksum=not args.quick)
     if args.action == "verify":
@@ -152,6 +159,23 @@ def _run(data, tables, names, args) -> int:
     if blocked:
         raise UserError(f"{blocked[0].name} not built: dependency {blocked[0].blocked_by} "
                         f"is not complete")
+    return 0
+
+
+def _rebuild_catalog(data, tables) -> int:
+    from etl.runner import rebuild_catalog
+
+    got = rebuild_catalog(data, tables)
+    if got.moved_to is not None:
+        print(f"moved the old catalog to {got.moved_to}")
+    print(f"recorded {got.recorded:,} partition(s) from their files"
+          + (f"; {got.unknown_version:,} name no code version (stale: `cli.py etl --refresh` "
+             f"rebuilds them)" if got.unknown_version else ""))
+    if got.unreadable:
+        print(f"left out {len(got.unreadable)} unreadable file(s) (rebuilt by the next run): "
+              + ", ".join(got.unreadable[:5]))
+    print("abstractions, strategies and evaluations are not recorded in the partition files: "
+          "rebuild them with their commands if you need them in the catalog")
     return 0
 
 

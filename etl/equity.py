@@ -253,7 +253,10 @@ def tables(options: dict | None = None) -> list[TableSpec]:
     """The equity tables; ``options["bins"]`` sets the histogram bins (default 50)."""
     options = dict(options or {})
     try:
-        n_bins = int(options.get("bins", DEFAULT_BINS))
+        raw = options.get("bins", DEFAULT_BINS)
+        n_bins = int(raw)
+        if n_bins != raw and str(n_bins) != str(raw):  # 2.7, "2.0x": not silently truncated
+            raise ValueError
     except (TypeError, ValueError):
         raise ValueError(f"bins must be an integer, got {options.get('bins')!r}") from None
     if not 1 <= n_bins <= 1000:

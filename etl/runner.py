@@ -31,12 +31,14 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from etl import storage
 from etl.integrity import changed_partitions, identity
 from etl.lock import etl_lock
 from etl.spec import TableSpec
 from schema.errors import UserError
+from schema.storage import file_sha256
 
 # --- data directory and catalog ------------------------------------------------------------
 
@@ -310,14 +312,15 @@ def _changed_keys(path: Path) -> set[tuple[str, str]]:
 
 
 def build_partition(name: str, key: str, compute: Callable[[str, Path], pa.Table],
-                    schema: pa.Schema, data_dir: str, token: str) -> storage.WrittenPartition:
+                    schema: pa.Schema, data_dir: str, token: str,
+                    version: str = "") -> storage.WrittenPartition:
     """Worker side: compute one partition and write it to its staging path."""
     t0 = time.perf_counter()
     table = compute(key, Path(data_dir))
     if not isinstance(table, pa.Table):
         raise TypeError(f"{name} compute({key!r}) returned {type(table).__name__}, "
                         f"not a pyarrow.Table")
-    path, digest = storage.write_staged(data_dir, name, key, table, schema, token)
+    path, digest = storage.write_staged(data_dir, name, key, table, schema, token, version)
     return storage.WrittenPartition(name, key, str(path), table.num_rows, path.stat().st_size,
                                     digest, time.perf_counter() - t0)
 
@@ -544,6 +547,57 @@ def run(data_dir: str | os.PathLike, tables: dict[str, TableSpec],
                      time.perf_counter() - t_start, report_views, view_errors)
 
 
+@dataclass
+class RebuiltCatalog:
+    """What ``etl --rebuild-catalog`` did."""
+
+    moved_to: Path | None       # the damaged catalog, kept aside
+    recorded: int               # partitions recorded from their files
+    unknown_version: int        # of which the file names no code version (stale: --refresh)
+    unreadable: list[str]       # files that could not be read (table/part-key)
+
+
+def rebuild_catalog(data_dir: str | os.PathLike, tables: dict[str, TableSpec]) -> RebuiltCatalog:
+    """Move a damaged catalog aside (``poker.duckdb.damaged-TIME``, never deleted) and record
+    every readable partition file of the registry's tables in a new one: rows and code version
+    from its footer, size, SHA-256. Files that name no code version are recorded as version
+    ``unknown`` (stale: ``--refresh`` rebuilds them); unreadable ones are left out (missing:
+    the next run rebuilds them). Abstraction, strategy and evaluation rows are not in the
+    partition files: rebuild those stages' outputs with their commands."""
+    from schema.catalog import catalog_path
+
+    path = prepare_data_dir(data_dir, create=False)
+    with etl_lock(path):
+        cat = catalog_path(path)
+        moved = None
+        if cat.exists():
+            stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
+            moved = cat.with_name(f"{cat.name}.damaged-{stamp}")
+            os.replace(cat, moved)
+            wal = cat.with_name(cat.name + ".wal")
+            if wal.exists():
+                os.replace(wal, moved.with_name(moved.name + ".wal"))
+        written, unknown, unreadable = [], 0, []
+        for name, spec in tables.items():
+            for key in spec.partitions():
+                f = storage.partition_path(path, name, key)
+                if not f.is_file():
+                    continue
+                try:
+                    rows = pq.ParquetFile(f).metadata.num_rows
+                    version = storage.file_version(f)
+                except (OSError, pa.ArrowException):
+                    unreadable.append(f"{name}/part-{key}")
+                    continue
+                unknown += not version
+                written.append((storage.WrittenPartition(
+                    name, key, str(f), rows, f.stat().st_size, file_sha256(f), 0.0),
+                    version or "unknown"))
+        record_partitions(path, written)
+        _refresh_views(path)
+    return RebuiltCatalog(moved, len(written), unknown, unreadable)
+
+
 def _report_of(reports: list[TableReport], name: str) -> TableReport:
     return next(r for r in reports if r.name == name)
 
@@ -611,7 +665,8 @@ def _build(path: Path, spec: TableSpec, version: str, todo: list[str], executor:
     from tqdm import tqdm
 
     token = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    jobs = [(spec.name, key, spec.compute, spec.schema, str(path), token) for key in todo]
+    jobs = [(spec.name, key, spec.compute, spec.schema, str(path), token, version)
+            for key in todo]
     writer = _CatalogWriter(path)
     bar = tqdm(total=len(jobs), desc=spec.name, unit="part", file=sys.stderr,
                disable=not progress, dynamic_ncols=True, leave=True)

@@ -120,8 +120,19 @@ class WrittenPartition:
     seconds: float
 
 
+#: Parquet key-value metadata of a partition: the code version that built it (so a lost
+#: catalog can be rebuilt from the files, ``etl --rebuild-catalog``).
+VERSION_KEY = b"poker.code_version"
+
+
+def file_version(path: Path) -> str:
+    """The code version a partition file records (``""`` if none: written before it did)."""
+    meta = pq.ParquetFile(path).schema_arrow.metadata or {}
+    return meta.get(VERSION_KEY, b"").decode()
+
+
 def write_staged(data_dir: str | os.PathLike, name: str, key: str, table: pa.Table,
-                 schema: pa.Schema, token: str) -> tuple[Path, str]:
+                 schema: pa.Schema, token: str, version: str = "") -> tuple[Path, str]:
     """Check ``table`` against ``schema`` and write it (atomically) to its staging path.
 
     Returns the staged path and its SHA-256.
@@ -135,6 +146,9 @@ def write_staged(data_dir: str | os.PathLike, name: str, key: str, table: pa.Tab
         except (KeyError, ValueError, pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
             raise ValueError(f"table {name!r} partition {key!r}: columns {table.schema.names} "
                              f"do not match the declared schema {schema.names}: {exc}") from exc
+    if version:
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}),
+                                               VERSION_KEY: version.encode()})
     path = staged_path(data_dir, name, key, token)
     return path, atomic_write_parquet(table, path)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import datetime as dt
+import os
 import sys
 import time
 import types
@@ -21,6 +22,7 @@ from typing import Iterator
 import sqlalchemy as sa
 from sqlalchemy.orm import DeclarativeBase, MappedColumn, Session, mapped_column
 
+from schema.errors import UserError, first_line
 from schema.paths import data_dir as _data_dir
 
 CATALOG_FILE = "poker.duckdb"
@@ -43,14 +45,22 @@ def make_engine(data_dir: str | Path | None = None) -> sa.Engine:
 def catalog_error(path: Path, exc: BaseException):
     """A one-line ``UserError`` if ``exc`` (raised opening the catalog) says the file cannot be
     used -- damaged, not a DuckDB file, unreadable, not writable -- else None (a real bug)."""
-    from schema.errors import UserError, first_line
-
     orig = getattr(exc, "orig", None) or exc  # SQLAlchemy wraps the driver's exception
     text = first_line(orig)
-    if (type(orig).__name__ == "IOException" or "Corrupt database file" in text
-            or "not a valid DuckDB database" in text):
+    if is_damage(orig):
+        return UserError(f"the catalog {path} is damaged ({text}); rebuild it from the "
+                         f"partition files: cli.py etl --rebuild-catalog")
+    if type(orig).__name__ == "IOException":
         return UserError(f"cannot use the catalog {path}: {text}")
     return None
+
+
+def is_damage(exc: BaseException) -> bool:
+    """Whether a DuckDB error says the database file itself is damaged (truncated, corrupt,
+    not a database), as opposed to held, unreadable or not writable."""
+    text = first_line(exc)
+    return any(s in text for s in ("Corrupt database file", "not a valid DuckDB database",
+                                   "Could not read enough bytes", "checksum", "Checksum"))
 
 
 def _import_models() -> None:
@@ -62,25 +72,52 @@ def _import_models() -> None:
         import_optional(name)
 
 
+#: Seconds a catalog write waits for readers (a long ``cli.py sql``, another DuckDB client
+#: holding the file) to let go, before it fails; overridable with POKER_CATALOG_WAIT.
+CATALOG_WAIT = 900.0
+_NOTE_AFTER = 5.0  # seconds of waiting before saying so on stderr
+
+
+def catalog_wait() -> float:
+    try:
+        return float(os.environ.get("POKER_CATALOG_WAIT", CATALOG_WAIT))
+    except ValueError:
+        return CATALOG_WAIT
+
+
 @contextmanager
-def session_scope(data_dir: str | Path | None = None, retries: int = 50) -> Iterator[Session]:
+def session_scope(data_dir: str | Path | None = None, wait: float | None = None
+                  ) -> Iterator[Session]:
     """A short transaction on the catalog; creates missing tables; commits on success.
 
-    Retries for a few seconds when another process holds the DuckDB file.
+    When another process holds the DuckDB file (a reader blocks writers), retries for up to
+    ``wait`` seconds (default :func:`catalog_wait`), saying once on stderr that it waits.
     """
     _import_models()
-    for attempt in range(retries):
+    wait = catalog_wait() if wait is None else wait
+    t0 = time.monotonic()
+    noted = False
+    while True:
         engine = make_engine(data_dir)
         try:
             Base.metadata.create_all(engine)
             break
         except Exception as exc:  # duckdb raises IOException on a held lock
             engine.dispose()
-            if "lock" not in str(exc).lower() or attempt == retries - 1:
+            waited = time.monotonic() - t0
+            if "lock" not in str(exc).lower() or waited >= wait:
                 unusable = catalog_error(catalog_path(data_dir), exc)
                 if unusable is not None:
+                    if "lock" in str(exc).lower():
+                        raise type(unusable)(f"{unusable} (waited {waited:.0f} s for the "
+                                             f"processes reading it)") from None
                     raise unusable from None
                 raise
+            if not noted and waited >= _NOTE_AFTER:
+                print(f"note: the catalog {catalog_path(data_dir)} is held by another process "
+                      f"(e.g. a long `cli.py sql`); waiting up to {wait:.0f} s",
+                      file=sys.stderr, flush=True)
+                noted = True
             time.sleep(0.2)
     try:
         with Session(engine) as session:

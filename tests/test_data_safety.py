@@ -282,3 +282,92 @@ def test_damage_only_blocks_queries_that_read_it(data):
               "SELECT count(*) FROM read_parquet('tables/toy/part-03.parquet')"):
         with pytest.raises(UserError, match="damaged partition toy part-03"):
             sandbox.run(data, q)
+
+
+# --- 4. a reader does not abort a refresh --------------------------------------------------
+
+HOLD = """
+import sys, time, duckdb
+for _ in range(200):
+    try:
+        con = duckdb.connect(sys.argv[1], read_only=True)
+        break
+    except duckdb.Error:
+        time.sleep(0.05)
+print("holding", flush=True)
+con.execute("SELECT count(*) FROM etl_partitions").fetchall()
+time.sleep(float(sys.argv[2]))
+con.close()
+"""
+
+
+def test_a_long_reader_does_not_abort_an_etl_run(tmp_path):
+    data = tmp_path / "data"
+    runner.run(data, toy_tables(), names=["toy"], workers=1, progress=False)
+    storage.partition_path(data, "toy", "00").unlink()
+    for k in range(1, 8):  # some partitions to rebuild while the reader holds the file
+        storage.partition_path(data, "toy", f"{k:02d}").write_bytes(b"junk")
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(data / "poker.duckdb"), "15"],
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "holding"
+    env = _env()
+    env["TOY_DELAY"] = "0.3"
+    t0 = time.monotonic()
+    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), "--data-dir", str(data), "etl",
+                           "--refresh", "--workers", "1", "--no-progress"], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    holder.wait(timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert time.monotonic() - t0 > 10  # it did wait for the reader
+    assert "is held by another process" in proc.stderr
+    assert cli(data, "etl", "status").returncode == 0  # every rebuilt partition recorded
+    assert count(data) == TOTAL
+
+
+# --- 6. a damaged catalog: one line and the way back; a catalog we cannot write is readable --
+
+def test_damaged_catalog_one_line_and_rebuild(data):
+    cat = data / "poker.duckdb"
+    size = cat.stat().st_size
+    with open(cat, "r+b") as fh:
+        fh.truncate(size // 8)
+    for args in (("etl", "status"), ("etl", "--refresh", "--no-progress", "--workers", "1"),
+                 ("sql", "SELECT count(*) FROM toy")):
+        proc = cli(data, *args)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
+        assert "cli.py etl --rebuild-catalog" in proc.stderr or "cannot use the catalog" in \
+            proc.stderr, proc.stderr
+    proc = cli(data, "etl", "--rebuild-catalog")
+    assert proc.returncode == 0, proc.stderr
+    assert "recorded 13 partition(s)" in proc.stdout and "no code version" not in proc.stdout
+    kept = list(data.glob("poker.duckdb.damaged-*"))
+    assert len(kept) == 1 and kept[0].stat().st_size == size // 8  # moved aside, not deleted
+    assert cli(data, "etl", "status").returncode == 0  # versions came from the files
+    assert count(data) == TOTAL
+
+
+def test_sql_reads_when_the_views_cannot_be_refreshed(data, monkeypatch):
+    """A catalog that cannot be written (read-only file system, a writer holding it): the
+    view refresh is skipped and the query runs on the views as they are."""
+    import queries.views
+
+    def refuse(_):
+        raise UserError("cannot use the catalog: Read-only file system")
+
+    monkeypatch.setattr(queries.views, "create_views", refuse)
+    assert count(data) == TOTAL
+
+
+def test_minor_inputs(tmp_path):
+    missing = tmp_path / "no-such-dir"
+    proc = cli(missing, "abstractions")
+    assert proc.returncode == 0 and not missing.exists()  # not created by a listing
+    env = {k: v for k, v in _env().items() if k != "POKER_ETL_TABLES"}  # the real tables
+    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), "--data-dir", str(tmp_path),
+                           "etl", "--option", "bins=2.7"], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "bins must be an integer, got 2.7" in proc.stderr
+    proc = cli(tmp_path, "build-abstraction", "--buckets", "-5,10,10,10")
+    assert proc.returncode == 2 and "expected one argument" not in proc.stderr
+    assert "--buckets" in proc.stderr
