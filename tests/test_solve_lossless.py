@@ -80,3 +80,17 @@ def test_hidden_board_is_not_lossless(lossless):
     ab = RhodeIslandTableAbstraction("lossless-hidden", _labels(lossless), public_board=False)
     gaps = [real - abstract for abstract, real in _best_responses(ab)]
     assert max(gaps) > 1.0
+
+
+def test_coarse_abstraction_with_the_board_visible_is_exploitable():
+    """The published setting (issue 14): a coarse abstraction played with the public cards
+    visible still loses information (its own cards), so the real best response gains on the
+    abstract one; only the lossless classes make the two equal (test above)."""
+    from abstraction.games import rhode_island as ri_hands
+    from abstraction.methods import ExpectationBased
+
+    eb = ExpectationBased(buckets=(13, 25, 125), random_state=0, n_init=1).fit(ri_hands())
+    ab = RhodeIslandTableAbstraction("eb-public", _labels(eb), public_board=True)
+    assert ab.n_buckets[1] > 25  # refined by the board
+    gaps = [real - abstract for abstract, real in _best_responses(ab)]
+    assert min(gaps) >= -1e-6 and max(gaps) > 1.0
