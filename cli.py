@@ -24,6 +24,21 @@ from schema.paths import check_data_dir, data_dir
 COMMAND_MODULES = ("etl.commands", "abstraction.commands", "solve.commands", "queries.commands")
 
 
+#: Commands that write tables: after them the DuckDB views of every stage are recreated (here,
+#: at the top, so that no stage imports ``queries``), for other DuckDB clients of the file.
+WRITERS = ("etl", "build-abstraction", "solve", "compare", "experiment")
+
+
+def _refresh_views() -> None:
+    from queries.views import create_views
+
+    if data_dir().is_dir():
+        try:
+            create_views(data_dir())
+        except Exception:  # noqa: BLE001 (best effort: `sql` refreshes them again)
+            pass
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with the project's one-line ``error: ...`` (exit 2) instead of usage + error;
     sub-command parsers inherit it."""
@@ -75,7 +90,10 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["POKER_DATA_DIR"] = args.data_dir
     try:
         check_data_dir(data_dir())
-        return int(args.func(args) or 0)
+        rc = int(args.func(args) or 0)
+        if args.command in WRITERS:
+            _refresh_views()
+        return rc
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -20,7 +20,7 @@
 
 Every method takes ``public_board`` (default off; always on for ``lossless``): when on, the
 solver refines each bucket by the public cards (up to suit isomorphism), see
-``solve.abstractions.public_board_buckets``.
+``abstraction.public_board.public_board_buckets``.
 
 All learn ``rounds_`` (a list of ``RoundResult``: bucket per hand, parent per bucket,
 centroids, report) and ``buckets_`` (built bucket counts).

@@ -37,6 +37,7 @@ from etl import storage
 from etl.integrity import changed_partitions, identity
 from etl.lock import etl_lock
 from etl.spec import TableSpec
+from etl.views import create_etl_views
 from schema.errors import UserError
 from schema.storage import file_sha256
 
@@ -695,12 +696,10 @@ def _build(path: Path, spec: TableSpec, version: str, todo: list[str], executor:
 
 
 def _refresh_views(path: Path) -> tuple[list[str], list[str]]:
+    """The ETL table views (``etl.views``); the later stages' views are refreshed by their
+    readers (``cli.py sql``, ``compare``)."""
     try:
-        from queries.views import create_views
-    except ModuleNotFoundError:
-        return [], []
-    try:
-        return create_views(path)
+        return create_etl_views(path)
     except Exception as exc:  # duckdb.Error (e.g. held by another process), OSError
         return [], [f"views not refreshed: {_one_line(exc)} (they are on the next run or "
                     f"`cli.py sql`)"]

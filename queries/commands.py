@@ -20,7 +20,6 @@ import sys
 import pyarrow as pa
 
 from queries import sandbox
-from schema.catalog import CATALOG_FILE
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 

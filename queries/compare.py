@@ -15,7 +15,7 @@ the game value. The four tables are printed from the SQL views (``queries/*.sql`
 
 Games plug in through :func:`game_registry`: a game is a factory ``(data_dir) ->`` object
 with the methods of :class:`GameSupport`. Texas Hold'em joins by providing
-``solve/holdem_compare.py`` with ``compare_support(data_dir)``.
+``queries/holdem_compare.py`` with ``compare_support(data_dir)``.
 """
 
 from __future__ import annotations
@@ -43,14 +43,14 @@ def game_registry() -> dict[str, Callable[[Path], "GameSupport"]]:
 
     Kuhn, Leduc and Rhode Island Hold'em use the exact evaluators of ``solve.evaluate``.
     Another game joins with a module ``solve/<game>_compare.py`` that defines
-    ``compare_support(data_dir)`` (Texas Hold'em: ``solve/holdem_compare.py``).
+    ``compare_support(data_dir)`` (Texas Hold'em: ``queries/holdem_compare.py``).
     """
     reg: dict[str, Callable[[Path], GameSupport]] = {
         "kuhn": lambda d: LimitPokerSupport("kuhn", d),
         "leduc": lambda d: LimitPokerSupport("leduc", d),
         "rhode-island": lambda d: RhodeIslandSupport(d),
     }
-    mod = import_optional("solve.holdem_compare")
+    mod = import_optional("queries.holdem_compare")
     if mod is not None:
         reg["holdem"] = mod.compare_support
     return reg
@@ -246,7 +246,7 @@ class LimitPokerSupport(GameSupport):
         from tqdm import tqdm
 
         from solve.abstract_cfr import make_solver
-        from solve.commands import _store
+        from solve.runs import store_strategy
         from solve.evaluate import expected_value, exploitability
         from solve.loop import iterate_until, measure
         from solve.table import strategy_path
@@ -284,7 +284,7 @@ class LimitPokerSupport(GameSupport):
         strategy = solver.average_strategy()
         real_expl = exploitability(game, strategy)
         abs_expl = measure(solver, game, True) if abstract else None
-        path, digest = _store(self.data_dir, name, strategy, self.game, game.abstraction,
+        path, digest = store_strategy(self.data_dir, name, strategy, self.game, game.abstraction,
                               algorithm, solver.iteration_, time.time() - t0, real_expl, abs_expl,
                               expected_value(game, strategy))
         # evaluation needs this game's infoset map: keep it rather than compile again
@@ -303,7 +303,7 @@ class LimitPokerSupport(GameSupport):
 
     def reference_equilibrium(self, options: Options) -> str:
         """Kuhn, Leduc: the sequence-form LP solution of the real game (``GAME-full-lp``)."""
-        from solve.commands import _store
+        from solve.runs import store_strategy
         from solve.evaluate import expected_value, exploitability
         from solve.lp import solve_lp
 
@@ -314,7 +314,7 @@ class LimitPokerSupport(GameSupport):
         t0 = time.time()
         strategy, value = solve_lp(self.real())
         expl = exploitability(self.real(), strategy)
-        _store(self.data_dir, name, strategy, self.game, None, "lp", 0, time.time() - t0, expl,
+        store_strategy(self.data_dir, name, strategy, self.game, None, "lp", 0, time.time() - t0, expl,
                None, expected_value(self.real(), strategy))
         return name
 
@@ -420,12 +420,11 @@ def build_abstraction(data_dir: Path, method: str, buckets: str | None, name: st
                       seed: int = 0, public_board: bool = False) -> None:
     """Build a Rhode Island abstraction the way ``cli.py build-abstraction`` does
     (``public_board``: played with the public cards visible, ``--public-board``)."""
-    from abstraction.commands import build_command
+    from abstraction.build import build, summary_lines
 
-    build_command(argparse.Namespace(
-        buckets=buckets, method=method, game="rhode-island", name=name, seed=seed, workers=1,
-        n_init=4, kmax=None, kmax_factor=None, intermediate=None, replace=False,
-        public_board=public_board, data_dir=str(data_dir)))
+    print("\n".join(summary_lines(build(
+        game="rhode-island", method=method, buckets=buckets, name=name, seed=seed, workers=1,
+        n_init=4, public_board=public_board, data_dir=str(data_dir)))))
 
 
 def check_report_dir(folder: str | Path) -> Path:

@@ -110,7 +110,7 @@ def build_sequence_form(args):
 
 def run(args) -> int:
     from schema.paths import data_dir as resolve_data_dir
-    from solve.commands import _NAME
+    from solve.runs import NAME_PATTERN as _NAME
     from solve.loop import check_stop_args
     from solve.lp import REACH_TOL
     from solve.treeplex import behaviour, exploitability, value
@@ -135,7 +135,7 @@ def run(args) -> int:
     name = args.name or f"{tree.name}-{args.algorithm}{'-exact' if args.exact else ''}"
     if not _NAME.match(name):
         raise UserError(f"strategy name {name!r} must be letters, digits, '_', '.', '+', '-'")
-    from solve.commands import check_catalog
+    from solve.runs import check_catalog
 
     check_catalog(resolve_data_dir())
     iterations = 0
@@ -265,7 +265,7 @@ def _store(ddir, name, tree, beh, algorithm, iterations, wall, expl, val, params
     import pyarrow as pa
 
     from schema.storage import atomic_write_parquet
-    from solve.commands import record_run
+    from solve.runs import record_run
     from solve.table import strategy_path
 
     schema = classic_schema()

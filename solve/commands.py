@@ -8,18 +8,16 @@
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import re
 import time
 from pathlib import Path
 
 from schema.errors import UserError, first_line
 from schema.paths import data_dir as resolve_data_dir
-from schema.paths import stored_path
+from solve.runs import NAME_PATTERN, check_catalog, store_strategy
 
 GAMES = ("kuhn", "kuhn3", "leduc", "rhode-island")
 ALGORITHMS = ("lp", "cfr", "cfr+", "dcfr")
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+_NAME = NAME_PATTERN
 
 
 def register(subparsers) -> None:
@@ -159,7 +157,7 @@ def run_solve(args) -> int:
     abs_expl = exploitability(game, strategy, abstract=True) if abstract else None
     value = expected_value(game, strategy)
     wall = time.time() - t0
-    path, digest = _store(ddir, name, strategy, args.game, game.abstraction, args.algorithm,
+    path, digest = store_strategy(ddir, name, strategy, args.game, game.abstraction, args.algorithm,
                           iterations, wall, real_expl, abs_expl, value)
     print(f"{name}: game={args.game} abstraction={game.abstraction or '-'} algorithm={args.algorithm} "
           f"iterations={iterations} wall={wall:.1f}s value={value:.6g} exploitability={real_expl:.6g}"
@@ -168,15 +166,6 @@ def run_solve(args) -> int:
     for line in unreached_report(strategy):
         print(line)
     return 0
-
-
-def check_catalog(ddir) -> None:
-    """Open the catalog before solving, so that an unusable one (damaged, not writable) is a
-    one-line error up front rather than after the solve, with its strategy table unrecorded."""
-    from schema.catalog import session_scope
-
-    with session_scope(ddir):
-        pass
 
 
 def unreached_report(strategy, show: int = 12) -> list[str]:
@@ -196,49 +185,6 @@ def unreached_report(strategy, show: int = 12) -> list[str]:
                          f"(no behaviour defined; stored with reached = false, probability uniform "
                          f"as a playable default): {', '.join(names)}{' ...' if len(mine) > show else ''}")
     return lines
-
-
-def record_run(ddir, name, game, abstraction, algorithm, iterations, wall, expl, abs_expl,
-               value, path, digest, views: bool = True) -> None:
-    """The catalog row of a stored strategy table (then, with ``views``, the DuckDB views)."""
-    from schema.catalog import session_scope
-    from schema.catalog_solve import SolveRun
-
-    with session_scope(ddir) as s:
-        s.merge(SolveRun(name=name, game=game, abstraction=abstraction, algorithm=algorithm,
-                         iterations=int(iterations), wall_seconds=float(wall),
-                         exploitability=None if expl is None else float(expl),
-                         abstract_exploitability=None if abs_expl is None else float(abs_expl),
-                         value=float(value), path=stored_path(ddir, path), sha256=digest,
-                         created=dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)))
-    if not views:
-        return
-    try:
-        from queries.views import create_views  # loads queries/*.sql, incl. strategies.sql
-    except ImportError:
-        return
-    create_views(ddir)
-
-
-def _store(ddir, name, strategy, game, abstraction, algorithm, iterations, wall, expl, abs_expl, value):
-    from solve.table import write_strategy
-
-    path, digest = write_strategy(ddir, name, strategy)
-    record_run(ddir, name, game, abstraction, algorithm, iterations, wall, expl, abs_expl, value,
-               path, digest)
-    return path, digest
-
-
-def _store_kuhn3(ddir, name, table, algorithm, iterations, wall, nash_conv, value):
-    """Write a 3-player Kuhn table and catalog row (exploitability column holds NashConv)."""
-    from schema.storage import atomic_write_parquet
-    from solve.table import strategy_path
-
-    path = strategy_path(ddir, name)
-    digest = atomic_write_parquet(table, path)
-    record_run(ddir, name, "kuhn3", None, algorithm, iterations, wall, nash_conv, None, value,
-               path, digest, views=False)
-    return path
 
 
 def run_evaluate(args) -> int:

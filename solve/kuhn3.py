@@ -238,7 +238,7 @@ def from_table(table: pa.Table, game: Kuhn3) -> np.ndarray:
 def solve_command(args, name: str, data_dir: Path) -> int:
     from tqdm import tqdm
 
-    from solve.commands import _store_kuhn3
+    from solve.runs import store_kuhn3
 
     t0 = time.time()
     solver = Kuhn3Solver(args.algorithm)
@@ -262,7 +262,7 @@ def solve_command(args, name: str, data_dir: Path) -> int:
     nc = nash_conv(solver.game, strat)
     v = values(solver.game, strat)
     wall = time.time() - t0
-    path = _store_kuhn3(data_dir, name, to_table(name, solver.game, strat), args.algorithm,
+    path = store_kuhn3(data_dir, name, to_table(name, solver.game, strat), args.algorithm,
                         solver.iteration_, wall, nc, float(v[0]))
     print(f"{name}: game=kuhn3 algorithm={args.algorithm} iterations={solver.iteration_} wall={wall:.1f}s "
           f"values={np.round(v, 6).tolist()} nash_conv={nc:.6g}\n{path}")

@@ -7,7 +7,7 @@ from queries.compare import LimitPokerSupport, Options, compare, evaluate
 from queries.views import connect, create_views
 from solve.abstractions import FunctionAbstraction
 from solve.cfr import CFRSolver
-from solve.commands import _store
+from solve.runs import store_strategy
 from solve.evaluate import expected_value, exploitability
 from solve.games.compile import compile_game
 from solve.games.rules import kuhn, leduc
@@ -21,7 +21,7 @@ KUHN_VALUE = -1 / 18
 def store_cfr(data_dir, game_name, rules, iterations, name, abstraction=None):
     g = compile_game(rules, abstraction)
     s = CFRSolver(g, "cfr").iterate(iterations).average_strategy()
-    _store(data_dir, name, s, game_name, g.abstraction, "cfr", iterations, 0.0,
+    store_strategy(data_dir, name, s, game_name, g.abstraction, "cfr", iterations, 0.0,
            exploitability(g, s), exploitability(g, s, abstract=True) if abstraction else None,
            expected_value(g, s))
     return name
@@ -91,7 +91,7 @@ def test_leduc_equilibrium_and_lossless_value_error(tmp_path):
     for ab in (lossless, coarse):
         g = compile_game(leduc(), ab)
         s, v = solve_lp(g)
-        _store(tmp_path, f"{ab.name}-lp", s, "leduc", ab.name, "lp", 0, 0.0, exploitability(g, s),
+        store_strategy(tmp_path, f"{ab.name}-lp", s, "leduc", ab.name, "lp", 0, 0.0, exploitability(g, s),
                exploitability(g, s, abstract=True), v)
     sup = LimitPokerSupport("leduc", tmp_path, abstractions={a.name: a for a in (lossless, coarse)})
     compare(sup, ["leduc-lossless-lp", "leduc-coarse-lp"], Options(progress=False), tmp_path)
@@ -208,8 +208,8 @@ def test_holdem_strategy_of_an_earlier_build_is_not_reused(tmp_path, monkeypatch
     from schema.catalog_abstraction import Abstraction
     from schema.catalog_solve import SolveRun
     from schema.errors import UserError
-    from solve import holdem_cli
-    from solve.holdem_compare import HoldemSupport
+    from queries.holdem_compare import HoldemSupport
+    from solve import holdem_solve
 
     built = dt.datetime(2026, 1, 1, 12)
     with session_scope(tmp_path) as s:
@@ -224,7 +224,7 @@ def test_holdem_strategy_of_an_earlier_build_is_not_reused(tmp_path, monkeypatch
     with pytest.raises(UserError, match="predates abstraction 'hp'"):
         support.resolve(["old"])
     solved = []
-    monkeypatch.setattr(holdem_cli, "run_solve", lambda args: solved.append(args.abstraction))
+    monkeypatch.setattr(holdem_solve, "solve_holdem", lambda opts: solved.append(opts.abstraction))
     # the only run is of an earlier build: a new one is solved instead of reusing it
     assert support.ensure_strategy(support.resolve(["hp"])[0], Options()) == "holdem-hp-cfr+"
     assert solved == ["hp"]

@@ -16,7 +16,6 @@ sampled (``solve.holdem_eval``) and never marked exact:
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -90,15 +89,15 @@ class HoldemSupport:
         if mine:
             entry.strategy = max(mine, key=lambda r: r["created"])["name"]
             return entry.strategy
-        from solve import holdem_cli
+        from solve.holdem_solve import HoldemSolveOptions, solve_holdem
 
         name = f"holdem-{entry.abstraction}-cfr+"
-        args = argparse.Namespace(
+        args = HoldemSolveOptions(
             abstraction=entry.abstraction, algorithm="cfr+",
             iterations=getattr(options, "iterations", None), time_limit=options.time_limit, checkpoint_minutes=10.0, threads=1, lbr_deals=2000,
             h2h_deals=20000, max_bets=4, name=name, resume=False, seed=0,
             keep_averages=False)
-        holdem_cli.run_solve(args)
+        solve_holdem(args)
         entry.strategy = name
         return name
 
@@ -132,7 +131,7 @@ class HoldemSupport:
 
     def _policy(self, name: str):
         if name not in self._policies:
-            from solve.holdem_cli import load_policy
+            from solve.holdem_solve import load_policy
 
             self._policies[name] = load_policy(name, self.data_dir, self._cache)
         return self._policies[name]

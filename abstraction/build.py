@@ -1,0 +1,159 @@
+"""Build and store a card abstraction: the library behind ``cli.py build-abstraction``
+(and ``compare``/``experiment``, which build what they compare)."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+from abstraction import store
+from abstraction.games import GAMES
+from abstraction.methods import METHODS
+from abstraction.public_board import public_board_buckets
+from schema.errors import UserError
+
+METHOD_NAMES = ("pa", "eb", "eb2", "lossless")  # the order --help lists them
+
+def parse_buckets(text: str | None, game: str) -> tuple[int, ...] | None:
+    from abstraction.games import HAND_COUNTS, ROUNDS
+
+    if text is None:
+        return None
+    try:
+        counts = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise UserError(f"--buckets must be comma-separated integers, got {text!r}") from None
+    if len(counts) != ROUNDS[game]:
+        raise UserError(f"--buckets needs {ROUNDS[game]} counts for {game} (one per round), "
+                        f"got {len(counts)}")
+    for r, k in enumerate(counts):
+        if k < 1:
+            raise UserError(f"--buckets: round {r} needs at least 1 bucket, got {k}")
+        if r and k < counts[r - 1]:
+            raise UserError(f"--buckets: round {r} has {k} buckets, fewer than round {r - 1} "
+                            f"({counts[r - 1]})")
+        if k > HAND_COUNTS[game][r]:
+            raise UserError(f"--buckets: round {r} has {k} buckets, more than the "
+                            f"{HAND_COUNTS[game][r]:,} hands of {game} round {r}")
+    return counts
+
+
+def _parse_intermediate(text: str | None):
+    if text is None:
+        return None
+    try:
+        return tuple(int(x) if x.strip() else None for x in text.split(","))
+    except ValueError:
+        raise UserError(f"--intermediate must be comma-separated integers, got {text!r}") \
+            from None
+
+
+def load_game(game: str, data_dir, workers: int, method: str = "pa", progress: bool = False):
+    if game == "rhode-island":
+        from abstraction.games import rhode_island
+
+        return rhode_island()
+    from abstraction.holdem import holdem_hands
+
+    return holdem_hands(data_dir, workers=workers, progress=progress,
+                        need_histograms=method == "pa")
+
+
+@dataclass
+class Built:
+    """A stored build: its name, the fitted model, the hands it was fitted on, the seconds."""
+
+    name: str
+    model: object
+    hands: object
+    seconds: float
+
+
+def build(game: str, method: str, buckets: str | None, name: str | None = None, seed: int = 0,
+          public_board: bool = False, data_dir=None, workers: int | None = None,
+          n_init: int = 4, kmax: int | None = None, kmax_factor: float | None = None,
+          intermediate: str | None = None, replace: bool = False,
+          progress: bool = False) -> Built:
+    """Build abstraction ``name`` (default ``GAME-METHOD-B1-B2...``) and store it, as
+    ``cli.py build-abstraction`` does (its options, validated up front).
+
+    Raises:
+        UserError: a bad option, an existing name without ``replace``, a failed fit.
+    """
+    args = SimpleNamespace(game=game, method=method, buckets=buckets, name=name, seed=seed,
+                           public_board=public_board, data_dir=data_dir, workers=workers,
+                           n_init=n_init, kmax=kmax, kmax_factor=kmax_factor,
+                           intermediate=intermediate, replace=replace)
+    if args.method not in METHOD_NAMES:
+        raise UserError(f"unknown method {args.method!r}; choose from {', '.join(METHOD_NAMES)}")
+    if args.game not in GAMES:
+        raise UserError(f"unknown game {args.game!r}; choose from {', '.join(GAMES)}")
+    if args.method == "lossless" and args.game != "rhode-island":
+        raise UserError("lossless is available for rhode-island only (Texas Hold'em's lossless "
+                        "abstraction is far too large to build)")
+    if args.public_board and args.game != "rhode-island":
+        raise UserError("--public-board is available for rhode-island only")
+    if args.intermediate is not None and args.method != "pa":
+        raise UserError(f"--intermediate applies to --method pa, not {args.method}")
+    buckets = parse_buckets(args.buckets, args.game)
+    if buckets is None and args.method != "lossless":
+        raise UserError(f"--buckets is required for method {args.method}")
+    if args.workers is None:
+        args.workers = (os.cpu_count() or 1) if args.game == "holdem" else 1
+    if args.workers < 1:
+        raise UserError(f"--workers must be at least 1, got {args.workers}")
+    name = args.name or f"{args.game}-{args.method}-" + (
+        "-".join(map(str, buckets)) if buckets else "full")
+    try:
+        store.check_name(name)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    if not args.replace and store.exists(name, args.data_dir):
+        raise UserError(f"abstraction {name!r} exists (use --replace to rebuild it)")
+
+    t0 = time.perf_counter()
+    hands = load_game(args.game, args.data_dir, args.workers, args.method, progress)
+    kmax_factor = args.kmax_factor
+    if kmax_factor is None and args.game == "holdem":
+        kmax_factor = 3.0
+    kwargs = dict(random_state=args.seed, n_init=args.n_init, kmax=args.kmax,
+                  kmax_factor=kmax_factor,
+                  workers=args.workers, progress=progress,
+                  public_board=args.public_board)
+    if args.method == "pa":
+        kwargs["intermediate"] = _parse_intermediate(args.intermediate)
+    if args.method == "lossless":
+        kwargs = {"random_state": args.seed}
+    model = METHODS[args.method](buckets, **kwargs)
+    try:
+        model.fit(hands)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    seconds = time.perf_counter() - t0
+    store.save(model, hands, name, seed=args.seed, seconds=seconds, replace=args.replace,
+               data_dir=args.data_dir)
+    return Built(name, model, hands, seconds)
+
+
+def summary_lines(built: Built) -> list[str]:
+    """What ``build-abstraction`` prints about a build: buckets per round, sizes, IP error."""
+    model, hands, name, seconds = built.model, built.hands, built.name, built.seconds
+    out = [f"{name}: {model.method} on {hands.game}, buckets {','.join(map(str, model.buckets_))} "
+           f"in {seconds:.1f}s"]
+    if model.public_board:
+        seen = public_board_buckets([res.bucket for res in model.rounds_])
+        out.append("  played with the public board visible: "
+                   f"{','.join(str(int(b.max()) + 1) for b in seen)} (board, bucket) classes")
+    for rep in model.report_:
+        line = (f"  round {rep['round']}: {rep['built']}/{rep['requested']} buckets, "
+                f"sizes {rep['sizes']['min']}..{rep['sizes']['max']} "
+                f"(median {rep['sizes']['median']:g})")
+        if "ip_objective" in rep:
+            line += (f", IP error {rep['ip_objective']:.4g} vs equal split "
+                     f"{rep['equal_split_error']:.4g}")
+        if "reason" in rep:
+            line += f" -- {rep['reason']}"
+        out.append(line)
+    return out
