@@ -38,7 +38,7 @@ from etl.integrity import changed_partitions, identity
 from etl.lock import etl_lock
 from etl.spec import TableSpec
 from etl.views import create_etl_views
-from schema.errors import UserError
+from schema.errors import UserError, first_line
 from schema.storage import file_sha256
 
 # --- data directory and catalog ------------------------------------------------------------
@@ -706,6 +706,6 @@ def _refresh_views(path: Path) -> tuple[list[str], list[str]]:
 
 
 def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    first = text.splitlines()[0] if text else ""
-    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+    """``Type: first line`` of an exception (a worker's error, where the type says much)."""
+    first = first_line(exc)
+    return first if first == type(exc).__name__ else f"{type(exc).__name__}: {first}"

@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from schema.errors import UserError
+from schema.errors import UserError, first_line
 from schema.storage import atomic_write_parquet, file_sha256, read_parquet
 
 TABLES_DIR = "tables"
@@ -193,7 +193,7 @@ def read_partition(path: str | os.PathLike, columns: list[str] | None = None) ->
         return read_parquet(path, columns=columns)
     except (OSError, pa.ArrowException) as exc:
         raise DamagedPartitionError(
-            f"damaged partition {path}: {_first_line(exc)} (rebuild: cli.py etl --refresh)"
+            f"damaged partition {path}: {first_line(exc)} (rebuild: cli.py etl --refresh)"
         ) from exc
 
 
@@ -255,7 +255,7 @@ def check_partition(path: Path, record, version: str, checksum: bool = True) -> 
     try:
         rows = pq.ParquetFile(path).metadata.num_rows
     except (OSError, pa.ArrowException) as exc:
-        return PartitionCheck(key, DAMAGED, f"unreadable footer: {_first_line(exc)}", bytes=size)
+        return PartitionCheck(key, DAMAGED, f"unreadable footer: {first_line(exc)}", bytes=size)
     if rows != record.rows:
         return PartitionCheck(key, DAMAGED, f"rows {rows} != recorded {record.rows}",
                               rows=rows, bytes=size)
@@ -265,8 +265,3 @@ def check_partition(path: Path, record, version: str, checksum: bool = True) -> 
         return PartitionCheck(key, STALE, f"built by {record.code_version}, code is {version}",
                               rows=rows, bytes=size)
     return PartitionCheck(key, OK, rows=rows, bytes=size)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__

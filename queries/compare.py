@@ -655,22 +655,7 @@ def options_from(args) -> Options:
                    progress=not args.no_progress)
 
 
-def _take_over(subparsers, name: str):
-    """Remove a sub-command ``name`` another stage registered first; return its handler.
-
-    ``solve/holdem_cli.py`` (issue 6) registers a Hold'em-only ``compare A B``; this command
-    replaces it and forwards ``--game holdem`` with two names to that handler, until Hold'em
-    joins :func:`game_registry`.
-    """
-    old = subparsers.choices.pop(name, None)
-    if old is None:
-        return None
-    subparsers._choices_actions[:] = [a for a in subparsers._choices_actions if a.dest != name]
-    return old.get_default("func")
-
-
 def register(subparsers) -> None:
-    holdem_compare = _take_over(subparsers, "compare")
     p = subparsers.add_parser("compare", help="compare strategies or abstractions on the four "
                               "measures (exploitability, head-to-head, vs equilibrium, value)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -682,16 +667,10 @@ def register(subparsers) -> None:
     p.add_argument("--deals", type=int, default=100_000,
                    help="sampled games (holdem): duplicate deals per match (default 100000)")
     p.add_argument("--seed", type=int, default=0, help="sampled games (holdem): deal seed")
-    p.set_defaults(func=run_compare, holdem_compare=holdem_compare)
+    p.set_defaults(func=run_compare)
 
 
 def run_compare(args) -> int:
-    if args.game == "holdem" and "holdem" not in game_registry() and args.holdem_compare:
-        if len(args.names) != 2:
-            raise UserError("compare --game holdem takes two names (strategies or baselines)")
-        return args.holdem_compare(argparse.Namespace(game="holdem", a=args.names[0],
-                                                      b=args.names[1], deals=args.deals,
-                                                      seed=args.seed))
     options = options_from(args)
     if args.report:
         check_report_dir(args.report)
