@@ -35,11 +35,26 @@ def is_cli(module: str) -> bool:
     return module == "cli" or last == "commands" or last.endswith("_cli")
 
 
+def upward(sources) -> list[str]:
+    """``file:line imports module`` for every import of a higher layer in ``sources``
+    ((layer, path, tree) triples)."""
+    return [f"{f.relative_to(ROOT)}:{line} imports {m}" for layer, f, tree in sources
+            for line, m in imported(tree)
+            if m.split(".")[0] in RANK and RANK[m.split(".")[0]] > RANK[layer]]
+
+
 def test_nothing_imports_upward():
-    bad = [f"{f.relative_to(ROOT)}:{line} imports {m}" for layer, f, tree in modules()
-           for line, m in imported(tree)
-           if m.split(".")[0] in RANK and RANK[m.split(".")[0]] > RANK[layer]]
+    bad = upward(modules())
     assert not bad, "\n".join(bad)
+
+
+def test_a_planted_upward_import_is_caught():
+    """The check is not vacuous: an upward import, even inside a function, is reported."""
+    planted = ast.parse("import numpy\n\ndef f():\n    from queries.views import connect\n")
+    legal = ast.parse("from schema.errors import UserError\nfrom etl import storage\n")
+    assert upward([("etl", ROOT / "etl" / "planted.py", planted)]) == \
+        ["etl/planted.py:4 imports queries.views", "etl/planted.py:4 imports queries.views.connect"]
+    assert upward([("abstraction", ROOT / "abstraction" / "legal.py", legal)]) == []
 
 
 def test_library_code_never_imports_cli_code():
