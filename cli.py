@@ -58,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="data directory (default: $POKER_DATA_DIR or ./data)",
     )
+    parser.add_argument(
+        "--quiet", action="store_true",
+        help="no progress output (bars on a terminal, timestamped lines otherwise); errors "
+             "and results still print")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMAND_MODULES:
@@ -88,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--data-dir is empty (it would mean ./data)")
     if args.data_dir is not None:
         os.environ["POKER_DATA_DIR"] = args.data_dir
+    if args.quiet:
+        os.environ["POKER_PROGRESS"] = "off"
     try:
         check_data_dir(data_dir())
         rc = int(args.func(args) or 0)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 import numpy as np
-from tqdm import tqdm
+from schema.progress import progress_bar
 
 from abstraction.allocation import allocate, equal_split
 from abstraction.clustering import (Points, assign, error_curve, is_large, kmeans, seed_for,
@@ -239,10 +239,10 @@ def _run(fn, tasks, workers: int, progress: bool, desc: str):
     thousands of tasks)."""
     if workers <= 1 or len(tasks) <= 1:
         with single_threaded():
-            return [fn(*t) for t in tqdm(tasks, desc=desc, disable=not progress, leave=False)]
+            return [fn(*t) for t in progress_bar(tasks, desc=desc, disable=not progress, leave=False)]
     from joblib import Parallel, delayed, parallel_config
 
     with parallel_config(backend="loky", inner_max_num_threads=1):
         gen = Parallel(n_jobs=workers, return_as="generator")(delayed(fn)(*t) for t in tasks)
-        return list(tqdm(gen, total=len(tasks), desc=desc, disable=not progress,
+        return list(progress_bar(gen, total=len(tasks), desc=desc, disable=not progress,
                          leave=False))

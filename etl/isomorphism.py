@@ -368,9 +368,9 @@ def verify_counts(groups, progress: bool = True, chunk: int = 16) -> dict:
     raw = raw_count(g)
     bars = None
     if progress:
-        from tqdm import tqdm
-        bars = (tqdm(total=ix.size, desc=f"unindex {list(g)}", unit="idx", unit_scale=True),
-                tqdm(total=raw, desc=f"index {list(g)}", unit="hand", unit_scale=True))
+        from schema.progress import progress_bar
+        bars = (progress_bar(total=ix.size, desc=f"unindex {list(g)}", unit="idx", unit_scale=True),
+                progress_bar(total=raw, desc=f"index {list(g)}", unit="hand", unit_scale=True))
     t0 = time.perf_counter()
     rt = np.zeros(2, np.int64)
     step = max(1, (ix.size + 31) // 32)

@@ -663,13 +663,13 @@ class _CatalogWriter:
 def _build(path: Path, spec: TableSpec, version: str, todo: list[str], executor: _Executor,
            report: TableReport, progress: bool) -> None:
     """Compute ``todo`` partitions of ``spec``; publish and record each as it completes."""
-    from tqdm import tqdm
+    from schema.progress import progress_bar
 
     token = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
     jobs = [(spec.name, key, spec.compute, spec.schema, str(path), token, version)
             for key in todo]
     writer = _CatalogWriter(path)
-    bar = tqdm(total=len(jobs), desc=spec.name, unit="part", file=sys.stderr,
+    bar = progress_bar(total=len(jobs), desc=spec.name, unit="part", file=sys.stderr,
                disable=not progress, dynamic_ncols=True, leave=True)
     try:
         for job, written, error in executor.map_unordered(build_partition, jobs):

@@ -243,7 +243,7 @@ class LimitPokerSupport(GameSupport):
         """Solve (resuming a checkpoint) to ``target`` chips of exploitability in its own game,
         or ``time_limit`` seconds of iterating, or ``iterations`` in total, whichever first;
         stored like ``cli.py solve`` (same default name)."""
-        from tqdm import tqdm
+        from schema.progress import progress_bar
 
         from solve.abstract_cfr import make_solver
         from solve.runs import store_strategy
@@ -271,7 +271,7 @@ class LimitPokerSupport(GameSupport):
             except (ValueError, KeyError, OSError):
                 solver = fresh()
         expl = measure(solver, game, abstract) if solver.iteration_ else float("inf")
-        bar = tqdm(desc=f"solve {abstraction or self.game}", unit="it", initial=solver.iteration_,
+        bar = progress_bar(desc=f"solve {abstraction or self.game}", unit="it", initial=solver.iteration_,
                    disable=not progress, file=sys.stderr)
         try:
             # the time limit counts from before the checkpoint is loaded and, on a fresh solve,
@@ -444,7 +444,7 @@ def evaluate(support: GameSupport, strategies: list[str], equilibrium: str, data
              progress: bool = True) -> int:
     """Compute and store every missing evaluation of ``strategies`` (and of the equilibrium);
     returns how many were computed."""
-    from tqdm import tqdm
+    from schema.progress import progress_bar
 
     from queries.evaluations import Result, stored_keys, write_batch
 
@@ -475,7 +475,7 @@ def evaluate(support: GameSupport, strategies: list[str], equilibrium: str, data
              if missing(Result("head_to_head", a, sha[a], 0.0, strategy_b=b, sha_b=sha[b]))]
     total = sum(len(m) for _, m in todo_single) + len(pairs)
     done = 0
-    with tqdm(total=total, desc=f"evaluate {support.game}", unit="eval", disable=not progress,
+    with progress_bar(total=total, desc=f"evaluate {support.game}", unit="eval", disable=not progress,
               file=sys.stderr) as bar:
         for n, need in todo_single:
             batch = []

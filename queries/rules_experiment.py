@@ -21,7 +21,7 @@ import platform
 import sys
 from pathlib import Path
 
-from tqdm import tqdm
+from schema.progress import progress_bar
 
 from schema.errors import UserError
 from schema.storage import AtomicFile
@@ -90,7 +90,7 @@ def _solve(args, work: Path, variant: str, setting: str, classes) -> dict | None
     checkpoint = work / f"{variant}-{setting}.npz"
     if got is not None and not checkpoint.exists():
         cpu_before = 0.0  # checkpoint lost: the solve restarts, so does its CPU time
-    bar = tqdm(desc=f"{variant} {setting}", unit="it", disable=args.no_progress)
+    bar = progress_bar(desc=f"{variant} {setting}", unit="it", disable=args.no_progress)
 
     def step(b: Bracket) -> None:
         bar.update(b.iterations - bar.n)

@@ -190,7 +190,7 @@ def run(args) -> int:
 
 
 def _iterate(args, sf, t0):
-    from tqdm import tqdm
+    from schema.progress import progress_bar
 
     from solve.treeplex import exploitability
 
@@ -219,7 +219,7 @@ def _iterate(args, sf, t0):
     total = args.iterations if args.iterations is not None else default
     every = args.check_every or 50
     done = 0
-    bar = tqdm(total=total, unit="it", desc=f"{args.algorithm} {args.game}")
+    bar = progress_bar(total=total, unit="it", desc=f"{args.algorithm} {args.game}")
     try:
         while total is None or done < total:
             step = every if total is None else min(every, total - done)

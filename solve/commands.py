@@ -74,7 +74,7 @@ def _compile(game: str, abstraction: str | None, data_dir: Path, with_abstractio
 
 
 def run_solve(args) -> int:
-    from tqdm import tqdm
+    from schema.progress import progress_bar
 
     from solve import kuhn3
     from solve.abstract_cfr import make_solver
@@ -144,7 +144,7 @@ def run_solve(args) -> int:
         default_iters = 1000 if args.target_exploitability is None and args.time_limit is None else None
         total = args.iterations if args.iterations is not None else default_iters
         every = args.check_every or (10 if args.game == "rhode-island" else 50)
-        bar = tqdm(total=total, initial=solver.iteration_ if total else 0, unit="it",
+        bar = progress_bar(total=total, initial=solver.iteration_ if total else 0, unit="it",
                    desc=f"{args.algorithm} {args.game}")
         try:
             iterate_until(solver, game, every, total=total, target=args.target_exploitability,

@@ -56,7 +56,7 @@ class HoldemSolveOptions:
 def solve_holdem(args: HoldemSolveOptions) -> int:
     """Solve limit Texas Hold'em on an abstraction with CFR+, checkpointing and evaluating
     every ``checkpoint_minutes``; store the strategy (table, weights, run.json, catalog row)."""
-    from tqdm import tqdm
+    from schema.progress import progress_bar
 
     from solve.holdem import HoldemCFR, HoldemRules, build_tree
 
@@ -136,7 +136,7 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
     target = args.iterations if args.iterations is not None else (
         None if limit is not None else 100_000)  # total iterations, likewise
     every = args.checkpoint_minutes * 60.0
-    bar = tqdm(total=round(limit) if limit else target, unit="s" if limit else "it",
+    bar = progress_bar(total=round(limit) if limit else target, unit="s" if limit else "it",
                desc=f"cfr+ holdem {buckets.name}",
                initial=min(round(solve_seconds), round(limit)) if limit else solver.iteration_)
     chunk, last_ckpt = 1000, solve_seconds

@@ -236,7 +236,7 @@ def from_table(table: pa.Table, game: Kuhn3) -> np.ndarray:
 
 
 def solve_command(args, name: str, data_dir: Path) -> int:
-    from tqdm import tqdm
+    from schema.progress import progress_bar
 
     from solve.runs import store_kuhn3
 
@@ -244,7 +244,7 @@ def solve_command(args, name: str, data_dir: Path) -> int:
     solver = Kuhn3Solver(args.algorithm)
     total = args.iterations or (None if (args.target_exploitability or args.time_limit) else 1000)
     every = args.check_every or 50
-    bar = tqdm(total=total, unit="it", desc=f"{args.algorithm} kuhn3")
+    bar = progress_bar(total=total, unit="it", desc=f"{args.algorithm} kuhn3")
     try:
         while total is None or solver.iteration_ < total:
             step = every if total is None else min(every, total - solver.iteration_)

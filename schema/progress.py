@@ -1,0 +1,137 @@
+"""Progress for long work: a tqdm bar on a terminal, plain timestamped lines otherwise.
+
+Under cron or systemd, or with stderr sent to a file, a progress bar is either silent or a
+stream of carriage returns. :func:`progress_bar` takes tqdm's arguments and returns a tqdm bar
+when stderr is a terminal, else a :class:`LogProgress` that writes lines like
+
+    2026-11-24T05:40:00Z toy: 5/12 part (41.7%), 2.1 part/s, ETA 3 s
+
+when it starts, at most once every ``interval`` seconds (default 60) while it runs, and when it
+ends -- the same information, no control characters. ``POKER_PROGRESS=bar|log|off`` forces a
+mode (``off``: nothing); ``--quiet`` on the CLI sets ``off``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sys
+import time
+
+from tqdm import tqdm
+
+LOG_INTERVAL = 60.0  # seconds between lines when logging
+
+
+def mode(file=None) -> str:
+    """"bar", "log" or "off": ``POKER_PROGRESS`` if set, else bar on a terminal, log otherwise."""
+    forced = os.environ.get("POKER_PROGRESS", "").strip().lower()
+    if forced in ("bar", "log", "off"):
+        return forced
+    f = file or sys.stderr
+    try:
+        return "bar" if f.isatty() else "log"
+    except (AttributeError, ValueError):
+        return "log"
+
+
+def progress_bar(iterable=None, *, total=None, desc: str = "", unit: str = "it", initial=0,
+                 disable: bool = False, file=None, interval: float | None = None, **kwargs):
+    """A tqdm bar or a :class:`LogProgress` (see module docstring), same interface."""
+    m = mode(file)
+    if m == "bar":
+        return tqdm(iterable, total=total, desc=desc, unit=unit, initial=initial,
+                    disable=disable, file=file, **kwargs)
+    return LogProgress(iterable, total=total, desc=desc, unit=unit, initial=initial,
+                       disable=disable or m == "off", file=file,
+                       interval=LOG_INTERVAL if interval is None else interval)
+
+
+class LogProgress:
+    """The subset of tqdm the project uses (``update``, ``set_postfix``, ``close``, ``n``,
+    ``total``, iteration, context manager), written as timestamped lines."""
+
+    def __init__(self, iterable=None, *, total=None, desc: str = "", unit: str = "it",
+                 initial=0, disable: bool = False, file=None, interval: float = LOG_INTERVAL):
+        self.iterable = iterable
+        if total is None and iterable is not None and hasattr(iterable, "__len__"):
+            total = len(iterable)
+        self.total, self.desc, self.unit = total, desc, unit
+        self.n = self._start = initial
+        self.disable = disable
+        self.file = file
+        self.interval = interval
+        self.postfix = ""
+        self._t0 = time.monotonic()
+        self._last = self._t0
+        self._closed = False
+        self._line("started")
+
+    def __iter__(self):
+        for item in self.iterable:
+            yield item
+            self.update(1)
+        self.close()
+
+    def __enter__(self) -> "LogProgress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def update(self, n=1) -> None:
+        self.n += n
+        now = time.monotonic()
+        if now - self._last >= self.interval:
+            self._last = now
+            self._line()
+
+    def set_postfix(self, ordered_dict=None, refresh: bool = True, **kwargs) -> None:
+        items = dict(ordered_dict or {}, **kwargs)
+        self.postfix = ", ".join(f"{k}={v}" for k, v in items.items())
+
+    def set_description(self, desc: str, refresh: bool = True) -> None:
+        self.desc = desc
+
+    def refresh(self) -> None:
+        pass
+
+    def write(self, text: str) -> None:
+        """A message of its own (tqdm.write): one line, not a progress line."""
+        print(text, file=self.file or sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._line("done")
+
+    def _line(self, state: str = "") -> None:
+        if self.disable:
+            return
+        elapsed = time.monotonic() - self._t0
+        done = self.n - self._start
+        rate = done / elapsed if elapsed > 0 else 0.0
+        count = f"{self.n:,}" + (f"/{self.total:,}" if self.total else "") + f" {self.unit}"
+        if self.total:
+            count += f" ({100.0 * self.n / self.total:.1f}%)"
+        parts = [count]
+        if state != "started":
+            parts.append(f"{rate:.3g} {self.unit}/s, {_duration(elapsed)} elapsed")
+            if self.total and rate > 0 and self.n < self.total and state != "done":
+                parts.append(f"ETA {_duration((self.total - self.n) / rate)}")
+        if self.postfix:
+            parts.append(self.postfix)
+        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        label = f"{self.desc}: " if self.desc else ""
+        tail = f" [{state}]" if state else ""
+        print(f"{stamp} {label}{', '.join(parts)}{tail}", file=self.file or sys.stderr,
+              flush=True)
+
+
+def _duration(seconds: float) -> str:
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s"
+    return f"{s // 3600} h {s % 3600 // 60} min"

@@ -1,0 +1,76 @@
+"""Progress without a terminal (issue 19): timestamped lines, no control characters."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from schema.progress import LogProgress, progress_bar
+
+ROOT = Path(__file__).resolve().parents[1]
+LINE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ ")
+
+
+def test_log_progress_lines():
+    out = io.StringIO()
+    bar = LogProgress(total=10, desc="work", unit="part", file=out, interval=0.0)
+    for _ in range(10):
+        bar.update(1)
+    bar.set_postfix(loss="0.5")
+    bar.close()
+    bar.close()  # idempotent
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 12 and all(LINE.match(x) for x in lines)
+    assert lines[0].endswith("work: 0/10 part (0.0%) [started]")
+    assert "ETA" in lines[1] and "10/10 part (100.0%)" in lines[-1]
+    assert lines[-1].endswith("loss=0.5 [done]")
+    assert "\r" not in out.getvalue() and "\x1b" not in out.getvalue()
+
+
+def test_log_progress_at_most_one_line_per_interval():
+    out = io.StringIO()
+    with LogProgress(total=1000, desc="x", file=out, interval=3600) as bar:
+        for _ in range(1000):
+            bar.update(1)
+    assert len(out.getvalue().splitlines()) == 2  # started, done
+
+
+def test_modes(monkeypatch):
+    monkeypatch.setenv("POKER_PROGRESS", "off")
+    out = io.StringIO()
+    with progress_bar(total=3, file=out) as bar:
+        bar.update(3)
+    assert out.getvalue() == ""
+    monkeypatch.setenv("POKER_PROGRESS", "log")
+    assert isinstance(progress_bar(total=1, file=out), LogProgress)
+    assert list(progress_bar(range(3), file=out)) == [0, 1, 2]
+
+
+def _env(**extra) -> dict:
+    env = dict(os.environ)
+    env.pop("POKER_PROGRESS", None)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "tests"), str(ROOT)])
+    env["POKER_ETL_TABLES"] = "test_etl_runner:toy_tables"
+    env.update(extra)
+    return env
+
+
+def test_etl_to_a_file_logs_plain_lines(tmp_path):
+    """The ETL with stderr sent to a file (cron, systemd): plain timestamped progress lines
+    per table, no carriage returns or escape codes; --quiet: none."""
+    proc = subprocess.run([sys.executable, "cli.py", "--data-dir", str(tmp_path / "d"), "etl",
+                           "--workers", "1"], cwd=ROOT, env=_env(), capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = [x for x in proc.stderr.splitlines() if LINE.match(x)]
+    assert any("toy: 0/12 part" in x and "[started]" in x for x in lines)
+    assert any("toy: 12/12 part (100.0%)" in x and "[done]" in x for x in lines)
+    assert "\r" not in proc.stderr and "\x1b" not in proc.stderr
+    proc = subprocess.run([sys.executable, "cli.py", "--quiet", "--data-dir",
+                           str(tmp_path / "e"), "etl", "--workers", "1"], cwd=ROOT, env=_env(),
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and not [x for x in proc.stderr.splitlines() if LINE.match(x)]
