@@ -9,6 +9,8 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
+import json
 import os
 import sys
 import time
@@ -64,6 +66,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                 "stale (a run or --refresh builds them), 4 when some are damaged or a table "
                 "folder holds stray files (--refresh repairs; strays go to quarantine/), 2 when "
                 "it could not run")
+    p.add_argument("--format", choices=("table", "json"), default="table",
+                   help="status: a table (default) or one JSON document for a monitor")
     p.add_argument("--quick", action="store_true",
                    help="status: hash only the files changed since the ETL verified them (size, "
                         "footer, rows of all); the full status hashes every file")
@@ -90,7 +94,7 @@ def main(args: argparse.Namespace) -> int:
             raise UserError("--rebuild-catalog is an action of its own (no status/verify)")
         return _rebuild_catalog(data, tables)
     if args.action == "status":
-        return _status(data, tables, names, checksum=not args.quick)
+        return _status(data, tables, names, checksum=not args.quick, fmt=args.format)
     if args.action == "verify":
         return _verify(data, _names("--checks", args.checks))
     return _run(data, tables, names, args)
@@ -200,10 +204,28 @@ def _state(t) -> str:
     return ", ".join(parts) or "complete"
 
 
-def _status(data, tables, names, checksum: bool) -> int:
-    from etl.runner import status
+def _status(data, tables, names, checksum: bool, fmt: str = "table") -> int:
+    from etl.runner import last_built, status
 
     results = status(data, tables, names, checksum=checksum)
+    code = status_code(results)
+    if fmt == "json":
+        built = last_built(data)
+        doc = {"data_dir": os.path.abspath(data), "exit_status": code,
+               "state": {STATUS_OK: "ok", STATUS_TO_BUILD: "to-build",
+                         STATUS_DAMAGED: "damaged"}[code],
+               "checksums": "all" if checksum else "changed files only (--quick)",
+               "checked_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+               "tables": [{
+                   "name": st.name, "code_version": st.version, "partitions": len(st.checks),
+                   **{state: st.count(state) for state in ("ok", "missing", "stale", "damaged")},
+                   "rows": st.rows, "bytes": st.bytes,
+                   "last_built": built.get(st.name),
+                   "problems": [{"key": c.key, "state": c.state, "reason": c.reason}
+                                for c in st.checks if c.state != "ok"],
+                   "obsolete": st.extra, "stray": st.stray} for st in results]}
+        print(json.dumps(doc, indent=1))
+        return code
     out = Table(title=f"etl status: {os.path.abspath(data)}")
     for col in ("table", "version", "partitions", "ok", "missing", "stale", "damaged", "rows",
                 "on disk"):
@@ -222,7 +244,7 @@ def _status(data, tables, names, checksum: bool) -> int:
         for f in st.stray:
             print(f"stray: {st.name} {f} (not part of the table; --refresh moves it to "
                   f"quarantine/{st.name}/)")
-    return status_code(results)
+    return code
 
 
 #: ``etl status`` exit statuses, for a monitor (also in the README).

@@ -291,6 +291,29 @@ def status(data_dir: str | os.PathLike, tables: dict[str, TableSpec],
     return out
 
 
+def last_built(data_dir: str | os.PathLike) -> dict[str, str]:
+    """Per table, when its newest recorded partition was built (ISO 8601, UTC)."""
+    import duckdb
+
+    from schema.catalog import catalog_path
+
+    path = catalog_path(Path(data_dir))
+    if not path.exists():
+        return {}
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error:
+        return {}
+    try:
+        rows = con.execute("SELECT table_name, max(built_at) FROM etl_partitions "
+                           "GROUP BY 1").fetchall()
+    except duckdb.Error:
+        return {}
+    finally:
+        con.close()
+    return {name: when.isoformat(timespec="seconds") + "Z" for name, when in rows if when}
+
+
 def _changed_keys(path: Path) -> set[tuple[str, str]]:
     """(table, key) of recorded partitions changed since verified (``etl.integrity``)."""
     import duckdb
