@@ -13,6 +13,7 @@ from pathlib import Path
 
 from schema.errors import UserError, first_line
 from schema.paths import data_dir as resolve_data_dir
+from solve import share
 from solve.runs import NAME_PATTERN, check_catalog, store_strategy
 
 GAMES = ("kuhn", "kuhn3", "leduc", "rhode-island")
@@ -57,6 +58,34 @@ def register(subparsers) -> None:
                               "game (holdem: LBR bound and baselines, in mbb/g).")
     e.add_argument("strategy", help="strategy name (as given to solve) or path to strategy.parquet")
     e.set_defaults(func=run_evaluate)
+    x = subparsers.add_parser("export", help="write one archive of an abstraction or strategy",
+                              description=share.__doc__,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    x.add_argument("name", help="abstraction or strategy name")
+    x.add_argument("file", help="archive to write (e.g. NAME.tar)")
+    x.set_defaults(func=run_export)
+    i = subparsers.add_parser("import", help="add an exported abstraction or strategy to this "
+                              "data directory", description=share.__doc__,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    i.add_argument("file", help="archive written by export")
+    i.add_argument("--replace", action="store_true", help="replace a build of the same name")
+    i.set_defaults(func=run_import)
+
+
+def run_export(args) -> int:
+    m = share.export(resolve_data_dir(), args.name, args.file)
+    size = sum(f["bytes"] for f in m["files"])
+    print(f"exported {m['kind']} {m['name']!r}: {len(m['files'])} file(s), {size:,} bytes "
+          f"-> {args.file}")
+    return 0
+
+
+def run_import(args) -> int:
+    if not Path(args.file).is_file():
+        raise UserError(f"no archive {args.file}")
+    got = share.import_(resolve_data_dir(), args.file, replace=args.replace)
+    print(f"imported {got.kind} {got.name!r}: {got.files} file(s), {got.bytes:,} bytes")
+    return 0
 
 
 def _compile(game: str, abstraction: str | None, data_dir: Path, with_abstraction: bool = False):
