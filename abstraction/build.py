@@ -12,6 +12,7 @@ from abstraction import store
 from abstraction.games import GAMES
 from abstraction.methods import METHODS
 from abstraction.public_board import public_board_buckets
+from etl.cluster import check_scheduler
 from schema.errors import UserError
 
 METHOD_NAMES = ("pa", "eb", "eb2", "lossless")  # the order --help lists them
@@ -75,7 +76,7 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
           public_board: bool = False, data_dir=None, workers: int | None = None,
           n_init: int = 4, kmax: int | None = None, kmax_factor: float | None = None,
           intermediate: str | None = None, replace: bool = False,
-          progress: bool = False) -> Built:
+          progress: bool = False, scheduler: str | None = None) -> Built:
     """Build abstraction ``name`` (default ``GAME-METHOD-B1-B2...``) and store it, as
     ``cli.py build-abstraction`` does (its options, validated up front).
 
@@ -121,7 +122,8 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
     kwargs = dict(random_state=args.seed, n_init=args.n_init, kmax=args.kmax,
                   kmax_factor=kmax_factor,
                   workers=args.workers, progress=progress,
-                  public_board=args.public_board)
+                  public_board=args.public_board,
+                  scheduler=None if scheduler is None else check_scheduler(scheduler))
     if args.method == "pa":
         kwargs["intermediate"] = _parse_intermediate(args.intermediate)
     if args.method == "lossless":

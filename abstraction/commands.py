@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from abstraction.build import build, summary_lines
 
@@ -29,6 +28,10 @@ def register(subparsers) -> None:
     p.add_argument("--workers", type=int, default=None,
                    help="processes (default: the number of cores for holdem, 1 for "
                         "rhode-island)")
+    p.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT|local:N",
+                   help="run the per-parent clustering on a Dask cluster (workers must see the "
+                        "data directory) or on N local worker processes; same result, bit for "
+                        "bit")
     p.add_argument("--n-init", type=int, default=4, help="k-means restarts (default 4)")
     p.add_argument("--kmax", type=int, default=None,
                    help="most children per parent bucket considered (default: no cap)")
@@ -58,7 +61,7 @@ def build_command(args: argparse.Namespace) -> int:
                    workers=args.workers, n_init=args.n_init, kmax=args.kmax,
                    kmax_factor=args.kmax_factor,
                    intermediate=getattr(args, "intermediate", None), replace=args.replace,
-                   progress=sys.stderr.isatty())
+                   progress=True, scheduler=args.scheduler)
     print("\n".join(summary_lines(result)))
     return 0
 

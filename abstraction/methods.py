@@ -48,8 +48,10 @@ class _Abstraction:
 
     def __init__(self, buckets: Sequence[int] | None, random_state: int = 0, n_init: int = 4,
                  kmax: int | None = None, workers: int = 1, progress: bool = False,
-                 kmax_factor: float | None = None, public_board: bool = False):
+                 kmax_factor: float | None = None, public_board: bool = False,
+                 scheduler: str | None = None):
         self.buckets = buckets
+        self.scheduler = scheduler  # a Dask cluster for the per-parent work (etl.cluster)
         self.kmax_factor = kmax_factor
         self.public_board = public_board
         self.random_state = random_state
@@ -97,7 +99,8 @@ class _Abstraction:
         self.rounds_ = build_tree(hands, buckets, self._features(hands, buckets),
                                   random_state=int(self.random_state), n_init=self.n_init,
                                   kmax=self.kmax, kmax_factor=self.kmax_factor,
-                                  workers=self.workers, progress=self.progress)
+                                  workers=self.workers, progress=self.progress,
+                                  scheduler=self.scheduler)
         self.buckets_ = tuple(r.n_buckets for r in self.rounds_)
         return self
 
@@ -150,9 +153,10 @@ class PotentialAware(_Abstraction):
     def __init__(self, buckets, random_state: int = 0, n_init: int = 4, kmax: int | None = None,
                  workers: int = 1, progress: bool = False,
                  intermediate: Sequence[int | None] | None = None,
-                 kmax_factor: float | None = None, public_board: bool = False):
+                 kmax_factor: float | None = None, public_board: bool = False,
+                 scheduler: str | None = None):
         super().__init__(buckets, random_state, n_init, kmax, workers, progress, kmax_factor,
-                         public_board)
+                         public_board, scheduler)
         self.intermediate = intermediate
 
     def _check_params(self, hands):

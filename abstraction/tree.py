@@ -18,13 +18,15 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 import numpy as np
-from schema.progress import progress_bar
+from joblib import Parallel, delayed, parallel_config
 
 from abstraction.allocation import allocate, equal_split
 from abstraction.clustering import (Points, assign, error_curve, is_large, kmeans, seed_for,
                                    single_threaded)
 from abstraction.lloyd import refine
 from abstraction.hands import GameHands
+from etl.cluster import dask_client
+from schema.progress import progress_bar
 
 FeatureFn = Callable[[int, np.ndarray, int], np.ndarray]
 
@@ -75,7 +77,7 @@ def round_result(bucket: np.ndarray, parent: np.ndarray, centroids: list[np.ndar
 def build_tree(hands: GameHands, buckets: Sequence[int], features: FeatureFn, *,
                random_state: int = 0, n_init: int = 4, kmax: int | None = None,
                kmax_factor: float | None = None, workers: int = 1,
-               progress: bool = False) -> list[RoundResult]:
+               progress: bool = False, scheduler: str | None = None) -> list[RoundResult]:
     """Build the bucket tree round by round (see module docstring).
 
     Args:
@@ -90,10 +92,17 @@ def build_tree(hands: GameHands, buckets: Sequence[int], features: FeatureFn, *,
             large games, where pricing every k up to ``K_r - P + 1`` is too slow).
         workers: processes for the per-parent work.
         progress: show a progress bar per round.
+        scheduler: run the per-parent work on a Dask cluster instead (``tcp://HOST:PORT`` or
+            ``local:N``, see ``etl.cluster``); the result is the same, bit for bit (every
+            task is seeded by itself).
     """
     with single_threaded():
-        return _build(hands, buckets, features, random_state, n_init, kmax, kmax_factor,
-                      workers, progress)
+        if scheduler is None:
+            return _build(hands, buckets, features, random_state, n_init, kmax, kmax_factor,
+                          workers, progress)
+        with dask_client(scheduler), parallel_config(backend="dask"):
+            return _build(hands, buckets, features, random_state, n_init, kmax, kmax_factor,
+                          "dask", progress)
 
 
 def _build(hands, buckets, features, random_state, n_init, kmax, kmax_factor, workers,
@@ -233,15 +242,18 @@ def _refine_task(features, r, rows, i, weight, centroids):
     return labels[pts.inverse], cents, sse
 
 
-def _run(fn, tasks, workers: int, progress: bool, desc: str):
+def _run(fn, tasks, workers, progress: bool, desc: str):
     """``fn(*task)`` for every task, each single-threaded (BLAS/OpenMP limited once per
     process, not per task: finding the thread pools costs ~16 ms, and a Texas build has
-    thousands of tasks)."""
+    thousands of tasks). ``workers == "dask"``: on the Dask cluster of the enclosing
+    ``parallel_config(backend="dask")`` (:func:`build_tree`)."""
+    if workers == "dask":
+        gen = Parallel(n_jobs=-1, return_as="generator")(delayed(fn)(*t) for t in tasks)
+        return list(progress_bar(gen, total=len(tasks), desc=desc, disable=not progress,
+                                 leave=False))
     if workers <= 1 or len(tasks) <= 1:
         with single_threaded():
             return [fn(*t) for t in progress_bar(tasks, desc=desc, disable=not progress, leave=False)]
-    from joblib import Parallel, delayed, parallel_config
-
     with parallel_config(backend="loky", inner_max_num_threads=1):
         gen = Parallel(n_jobs=workers, return_as="generator")(delayed(fn)(*t) for t in tasks)
         return list(progress_bar(gen, total=len(tasks), desc=desc, disable=not progress,
