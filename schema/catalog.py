@@ -48,8 +48,8 @@ def catalog_error(path: Path, exc: BaseException):
     orig = getattr(exc, "orig", None) or exc  # SQLAlchemy wraps the driver's exception
     text = first_line(orig)
     if is_damage(orig):
-        return UserError(f"the catalog {path} is damaged ({text}); rebuild it from the "
-                         f"partition files: cli.py etl --rebuild-catalog")
+        return UserError(f"cannot use the catalog {path}: {text} (it is damaged: rebuild it "
+                         f"from the partition files with `cli.py etl --rebuild-catalog`)")
     if type(orig).__name__ == "IOException":
         return UserError(f"cannot use the catalog {path}: {text}")
     return None
