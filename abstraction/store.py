@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 
 from abstraction.hands import GameHands
 from abstraction.tree import RoundResult
+from etl.lock import file_lock
 from schema.abstraction import BUCKETS_SCHEMA, CENTROIDS_SCHEMA, THRESHOLDS_SCHEMA
 from schema.catalog import session_scope
 from schema.catalog_abstraction import Abstraction
@@ -110,6 +111,13 @@ def save(model, hands: GameHands, name: str, *, seed: int, seconds: float, repla
         FileExistsError: ``name`` is taken and ``replace`` is false.
     """
     root = abstraction_dir(name, data_dir)
+    # two builders of one name (e.g. two `--replace` runs) take turns: the second waits, then
+    # replaces the first's build whole; neither sees the other's half-written staging folder
+    with file_lock(root.parent.parent / ".staging" / f"abstraction-{name}.lock"):
+        return _save(model, hands, name, root, seed, seconds, replace, data_dir)
+
+
+def _save(model, hands, name, root, seed, seconds, replace, data_dir) -> Abstraction:
     if not replace and exists(name, data_dir):
         raise FileExistsError(f"abstraction {name!r} exists (use --replace to rebuild it)")
     # written apart (outside abstractions/, which the SQL views glob) while the old build stays

@@ -57,3 +57,17 @@ def _read_pid(fd: int) -> str:
         return os.pread(fd, 32, 0).decode().strip()
     except OSError:
         return ""
+
+
+@contextmanager
+def file_lock(path: str | os.PathLike) -> Iterator[Path]:
+    """Hold an exclusive ``flock`` on ``path`` (created if missing) for the block, waiting
+    for another holder: what serialises two writers of the same named build."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield path
+    finally:
+        os.close(fd)

@@ -132,6 +132,8 @@ def record_partitions(data_dir: Path, written: list[tuple[storage.WrittenPartiti
                                     checksum=w.checksum, code_version=version, built_at=now,
                                     seconds=w.seconds))
             _merge_identity(session, data_dir, w.table, w.key)
+    for w, _ in written:
+        storage.forget_pending(data_dir, w.table, w.key)
 
 
 def _merge_identity(session, data_dir: Path, name: str, key: str) -> None:

@@ -21,10 +21,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from schema.errors import UserError, first_line
-from schema.storage import atomic_write_parquet, file_sha256, read_parquet
+from schema.storage import AtomicFile, atomic_write_parquet, file_sha256, read_parquet
 
 TABLES_DIR = "tables"
 STAGING_DIR = ".staging"
+PENDING_DIR = ".pending"  # checksums of published partitions not recorded yet (see publish)
 QUARANTINE_DIR = "quarantine"  # under the data directory: stray files moved aside by --refresh
 
 #: Partition states (``etl status``).
@@ -153,11 +154,36 @@ def write_staged(data_dir: str | os.PathLike, name: str, key: str, table: pa.Tab
     return path, atomic_write_parquet(table, path)
 
 
+def pending_path(data_dir: str | os.PathLike, name: str, key: str) -> Path:
+    return table_dir(data_dir, name) / PENDING_DIR / f"part-{key}.sha256"
+
+
 def publish(data_dir: str | os.PathLike, written: WrittenPartition) -> Path:
-    """Move a staged partition into place (atomic rename in the same file system)."""
+    """Move a staged partition into place (atomic rename in the same file system).
+
+    Until the catalog records it, its SHA-256 waits in ``.pending/part-KEY.sha256`` (written
+    first), so a reader that finds the new file under the old catalog row can tell a
+    partition being replaced from a damaged one (``etl.integrity``); :func:`forget_pending`
+    removes it once recorded."""
     final = partition_path(data_dir, written.table, written.key)
+    pending = pending_path(data_dir, written.table, written.key)
+    pending.parent.mkdir(exist_ok=True)
+    with AtomicFile(pending, checksum=False) as f:
+        f.tmp.write_text(written.checksum + "\n")
     os.replace(written.staged, final)
     return final
+
+
+def pending_checksum(data_dir: str | os.PathLike, name: str, key: str) -> str:
+    """The checksum of a published, not yet recorded partition ("" if none)."""
+    try:
+        return pending_path(data_dir, name, key).read_text().strip()
+    except OSError:
+        return ""
+
+
+def forget_pending(data_dir: str | os.PathLike, name: str, key: str) -> None:
+    pending_path(data_dir, name, key).unlink(missing_ok=True)
 
 
 def clean_staging(data_dir: str | os.PathLike, names: Iterable[str]) -> int:
@@ -170,10 +196,11 @@ def clean_staging(data_dir: str | os.PathLike, names: Iterable[str]) -> int:
         d = table_dir(data_dir, name)
         if not d.is_dir():
             continue
-        staging = d / STAGING_DIR
-        if staging.exists():
-            removed += sum(1 for _ in staging.iterdir())
-            shutil.rmtree(staging, ignore_errors=True)
+        for sub in (STAGING_DIR, PENDING_DIR):
+            staging = d / sub
+            if staging.exists():
+                removed += sum(1 for _ in staging.iterdir())
+                shutil.rmtree(staging, ignore_errors=True)
         for tmp in d.glob(".*.tmp"):
             tmp.unlink(missing_ok=True)
             removed += 1

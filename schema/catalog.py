@@ -99,10 +99,17 @@ def session_scope(data_dir: str | Path | None = None, wait: float | None = None
     noted = False
     while True:
         engine = make_engine(data_dir)
+        conn = None
         try:
-            Base.metadata.create_all(engine)
+            # one connection from here to the commit: the file's lock is held throughout (a
+            # reader cannot slip in between the table check and the session)
+            conn = engine.connect()
+            Base.metadata.create_all(conn)
+            conn.commit()
             break
         except Exception as exc:  # duckdb raises IOException on a held lock
+            if conn is not None:
+                conn.close()
             engine.dispose()
             waited = time.monotonic() - t0
             if "lock" not in str(exc).lower() or waited >= wait:
@@ -120,7 +127,7 @@ def session_scope(data_dir: str | Path | None = None, wait: float | None = None
                 noted = True
             time.sleep(0.2)
     try:
-        with Session(engine) as session:
+        with Session(bind=conn) as session:
             try:
                 yield session
                 session.commit()
@@ -128,6 +135,7 @@ def session_scope(data_dir: str | Path | None = None, wait: float | None = None
                 session.rollback()
                 raise
     finally:
+        conn.close()
         engine.dispose()
 
 
