@@ -45,37 +45,9 @@ def ri_name(method: str, buckets: str) -> str:
 
 
 def rhode_island_granularity(args, data_dir: Path) -> int:
-    from queries.compare import RhodeIslandSupport, build_abstraction, check_report_dir, compare, \
-        options_from, print_tables
-    from queries.report import write_report
-
-    options = options_from(args)
-    report = Path(args.report) if args.report else data_dir / "reports" / args.name
-    check_report_dir(report)
-    t0 = time.time()
-    support = RhodeIslandSupport(data_dir)
-    have = set(support._abstractions())
-    names = []
-    for buckets in RI_GRANULARITIES:
-        for method in RI_METHODS:
-            name = ri_name(method, buckets)
-            if name not in have:
-                build_abstraction(data_dir, method, buckets, name, seed=args.seed)
-            names.append(name)
-    lossless = "rhode-island-lossless-full"
-    if lossless not in have:
-        build_abstraction(data_dir, "lossless", None, lossless, seed=args.seed)
-    result = compare(support, names + [lossless], options, data_dir)
-    print_tables(result["tables"])
-    if not options.report_only:
-        result["wall_seconds"] = time.time() - t0
-    result["command"] = "python " + " ".join(sys.argv)
-    path = write_report(report, data_dir, support.game, result, title="Rhode Island Hold'em: "
-                        "abstraction granularity (eb, eb2, pa)")
-    print(f"report: {path}")
-    if "wall_seconds" in result:
-        print(f"wall: {result['wall_seconds']:.0f}s")
-    return 0
+    """The 21 builds played with the board hidden behind the bucket (issue 5)."""
+    return _granularity(args, data_dir, public_board=False,
+                        title="Rhode Island Hold'em: abstraction granularity (eb, eb2, pa)")
 
 
 def rhode_island_granularity_public(args, data_dir: Path) -> int:
@@ -83,6 +55,12 @@ def rhode_island_granularity_public(args, data_dir: Path) -> int:
     cards visible (``--public-board``), each abstract game solved to ``--target``, the reference
     equilibrium the lossless abstraction (the real game, lossless) solved to
     ``--equilibrium-target``; the report adds both settings side by side."""
+    return _granularity(args, data_dir, public_board=True,
+                        title="Rhode Island Hold'em: abstraction granularity with the public "
+                              "cards visible (published setting)")
+
+
+def _granularity(args, data_dir: Path, public_board: bool, title: str) -> int:
     from dataclasses import replace
 
     from queries.compare import RhodeIslandSupport, build_abstraction, check_report_dir, compare, \
@@ -98,15 +76,16 @@ def rhode_island_granularity_public(args, data_dir: Path) -> int:
     names = []
     for buckets in RI_GRANULARITIES:
         for method in RI_METHODS:
-            name = ri_name(method, buckets) + "-public"
+            name = ri_name(method, buckets) + ("-public" if public_board else "")
             if name not in have:
                 build_abstraction(data_dir, method, buckets, name, seed=args.seed,
-                                  public_board=True)
+                                  public_board=public_board)
             names.append(name)
     lossless = "rhode-island-lossless-full"
     if lossless not in have:
         build_abstraction(data_dir, "lossless", None, lossless, seed=args.seed)
-    if options.equilibrium is None:  # the lossless game is the real game: solve it tighter
+    if public_board and options.equilibrium is None:
+        # the lossless game is the real game: solved tighter, it is the reference
         (entry,) = support.resolve([lossless])
         eq_options = replace(options, target=options.equilibrium_target,
                              time_limit=options.equilibrium_time_limit,
@@ -117,13 +96,14 @@ def rhode_island_granularity_public(args, data_dir: Path) -> int:
     if not options.report_only:
         result["wall_seconds"] = time.time() - t0
     result["command"] = "python " + " ".join(sys.argv)
-    path = write_report(report, data_dir, support.game, result, title="Rhode Island Hold'em: "
-                        "abstraction granularity with the public cards visible (published setting)")
-    side = side_by_side(data_dir, support.game)
+    path = write_report(report, data_dir, support.game, result, title=title)
+    side = side_by_side(data_dir, support.game) if public_board else []
     if side:
         with open(path, "a") as fh:
             fh.write("\n".join(side) + "\n")
     print(f"report: {path}")
+    if "wall_seconds" in result:
+        print(f"wall: {result['wall_seconds']:.0f}s")
     return 0
 
 
