@@ -16,8 +16,10 @@ import datetime as dt
 import json
 import re
 import shutil
+import time
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -26,7 +28,7 @@ from abstraction.hands import GameHands
 from abstraction.tree import RoundResult
 from etl.lock import file_lock
 from schema.abstraction import BUCKETS_SCHEMA, CENTROIDS_SCHEMA, THRESHOLDS_SCHEMA
-from schema.catalog import session_scope
+from schema.catalog import catalog_error, catalog_path, session_scope
 from schema.catalog_abstraction import Abstraction
 from schema.paths import data_dir as resolve_data_dir
 from schema.paths import stored_path
@@ -113,7 +115,7 @@ def save(model, hands: GameHands, name: str, *, seed: int, seconds: float, repla
     root = abstraction_dir(name, data_dir)
     # two builders of one name (e.g. two `--replace` runs) take turns: the second waits, then
     # replaces the first's build whole; neither sees the other's half-written staging folder
-    with file_lock(root.parent.parent / ".staging" / f"abstraction-{name}.lock"):
+    with file_lock(root.parent.parent / ".locks" / f"abstraction-{name}.lock"):
         return _save(model, hands, name, root, seed, seconds, replace, data_dir)
 
 
@@ -154,11 +156,44 @@ def _save(model, hands, name, root, seed, seconds, replace, data_dir) -> Abstrac
 
 
 def list_abstractions(data_dir: str | Path | None = None) -> list[dict]:
-    with session_scope(data_dir) as s:
-        rows = s.query(Abstraction).order_by(Abstraction.created).all()
-        return [{**{c: getattr(r, c) for c in ("name", "method", "game", "buckets", "built",
-                                               "seed", "timings", "created")},
-                 "public_board": r.public_board} for r in rows]
+    """Every stored abstraction, oldest first. On a read-only file system (the catalog cannot
+    be opened for writing) it is read with a read-only DuckDB connection instead."""
+    try:
+        with session_scope(data_dir) as s:
+            rows = s.query(Abstraction).order_by(Abstraction.created).all()
+            return [{**{c: getattr(r, c) for c in ("name", "method", "game", "buckets",
+                                                   "built", "seed", "timings", "created")},
+                     "public_board": r.public_board} for r in rows]
+    except Exception as exc:  # noqa: BLE001 (only a read-only file system falls through)
+        if "read-only file system" not in str(exc).lower():
+            raise
+    return _list_read_only(data_dir)
+
+
+def _list_read_only(data_dir: str | Path | None) -> list[dict]:
+    path = catalog_path(resolve_data_dir(data_dir))
+    if not path.exists():
+        return []
+    for attempt in range(50):
+        try:
+            con = duckdb.connect(str(path), read_only=True)
+            break
+        except duckdb.Error as exc:
+            if "lock" not in str(exc).lower() or attempt == 49:
+                raise catalog_error(path, exc) or exc from None
+            time.sleep(0.2)
+    cols = ("name", "method", "game", "buckets", "built", "seed", "timings", "created")
+    try:
+        if "abstractions" not in {r[0] for r in con.execute(
+                "SELECT table_name FROM duckdb_tables()").fetchall()}:
+            return []
+        rows = con.execute(f"SELECT {', '.join(cols)}, params FROM abstractions "
+                           f"ORDER BY created").fetchall()
+    finally:
+        con.close()
+    return [{**dict(zip(cols, r[:-1])),
+             "public_board": r[1] == "lossless" or bool(json.loads(r[-1] or "{}")
+                                                        .get("public_board"))} for r in rows]
 
 
 def load_buckets(name: str, round_: int, data_dir: str | Path | None = None) -> pa.Table:

@@ -39,7 +39,7 @@ def test_two_builders_of_one_name_take_turns(tmp_path):
     assert [len(set(t.column("bucket").to_pylist())) for t in tables] == [13, 50, 250]
     seed = run_query(tmp_path, "SELECT seed FROM abstractions WHERE name = 'x'")
     assert seed.column("seed")[0].as_py() in (1, 2)  # one whole build, the last one saved
-    assert not list((tmp_path / ".staging").glob("abstraction-x*/"))  # no leftovers
+    assert not list((tmp_path / ".staging").glob("abstraction-x*"))  # no leftovers
     # without --replace, the second one to finish is refused in one line
     procs = [_popen(tmp_path / "b", *build) for _ in range(2)]
     outs = [p.communicate(timeout=600) for p in procs]

@@ -371,3 +371,26 @@ def test_minor_inputs(tmp_path):
     proc = cli(tmp_path, "build-abstraction", "--buckets", "-5,10,10,10")
     assert proc.returncode == 2 and "expected one argument" not in proc.stderr
     assert "--buckets" in proc.stderr
+
+
+def test_abstractions_listed_from_a_read_only_catalog(tmp_path, monkeypatch):
+    """A catalog on a read-only file system: `abstractions` lists it read-only (the write
+    path fails as it does there: DuckDB's 'Read-only file system')."""
+    import schema.catalog
+    from abstraction import store
+    from schema.catalog_abstraction import Abstraction
+
+    import datetime as dt
+
+    with schema.catalog.session_scope(tmp_path) as s:
+        s.merge(Abstraction(name="a", method="eb", game="rhode-island", buckets="13,25,125",
+                            built="13,25,125", seed=0, params="{}", errors="[]", timings="{}",
+                            code_version="x", path="abstractions/a",
+                            created=dt.datetime(2026, 1, 1)))
+
+    def read_only(*_a, **_k):
+        raise OSError(30, "Read-only file system", str(tmp_path / "poker.duckdb"))
+
+    monkeypatch.setattr(schema.catalog, "make_engine", read_only)
+    rows = store.list_abstractions(tmp_path)
+    assert [r["name"] for r in rows] == ["a"] and rows[0]["public_board"] is False
