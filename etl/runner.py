@@ -695,6 +695,7 @@ def _build(path: Path, spec: TableSpec, version: str, todo: list[str], executor:
             for key in todo]
     writer = _CatalogWriter(path)
     bar = progress_bar(total=len(jobs), desc=spec.name, unit="part", file=sys.stderr,
+                       log_each=True,
                disable=not progress, dynamic_ncols=True, leave=True)
     try:
         for job, written, error in executor.map_unordered(build_partition, jobs):

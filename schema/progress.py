@@ -36,15 +36,19 @@ def mode(file=None) -> str:
 
 
 def progress_bar(iterable=None, *, total=None, desc: str = "", unit: str = "it", initial=0,
-                 disable: bool = False, file=None, interval: float | None = None, **kwargs):
-    """A tqdm bar or a :class:`LogProgress` (see module docstring), same interface."""
+                 disable: bool = False, file=None, interval: float | None = None,
+                 log_each: bool = False, **kwargs):
+    """A tqdm bar or a :class:`LogProgress` (see module docstring), same interface.
+    ``log_each``: when logging, a line for every update (e.g. one per ETL partition) rather
+    than at most one per ``interval``."""
     m = mode(file)
     if m == "bar":
         return tqdm(iterable, total=total, desc=desc, unit=unit, initial=initial,
                     disable=disable, file=file, **kwargs)
     return LogProgress(iterable, total=total, desc=desc, unit=unit, initial=initial,
                        disable=disable or m == "off", file=file,
-                       interval=LOG_INTERVAL if interval is None else interval)
+                       interval=0.0 if log_each else
+                       (LOG_INTERVAL if interval is None else interval))
 
 
 class LogProgress:

@@ -69,8 +69,23 @@ def test_etl_to_a_file_logs_plain_lines(tmp_path):
     lines = [x for x in proc.stderr.splitlines() if LINE.match(x)]
     assert any("toy: 0/12 part" in x and "[started]" in x for x in lines)
     assert any("toy: 12/12 part (100.0%)" in x and "[done]" in x for x in lines)
+    for k in range(1, 13):  # a line per partition
+        assert any(f"toy: {k}/12 part" in x for x in lines), k
     assert "\r" not in proc.stderr and "\x1b" not in proc.stderr
     proc = subprocess.run([sys.executable, "cli.py", "--quiet", "--data-dir",
                            str(tmp_path / "e"), "etl", "--workers", "1"], cwd=ROOT, env=_env(),
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0 and not [x for x in proc.stderr.splitlines() if LINE.match(x)]
+
+
+def test_build_abstraction_to_a_file_logs_a_line_per_round(tmp_path):
+    proc = subprocess.run([sys.executable, "cli.py", "--data-dir", str(tmp_path),
+                           "build-abstraction", "--game", "rhode-island", "--method", "pa",
+                           "--buckets", "13,25,125", "--n-init", "1"], cwd=ROOT, env=_env(),
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = [x for x in proc.stderr.splitlines() if LINE.match(x)]
+    assert "\r" not in proc.stderr and "\x1b" not in proc.stderr
+    for r in (1, 2):  # the per-parent work of every clustered round starts and ends in the log
+        assert any(f"round {r}" in x and "[started]" in x for x in lines), (r, lines)
+        assert any(f"round {r}" in x and "[done]" in x for x in lines), (r, lines)

@@ -24,18 +24,18 @@ def blocks(lang: str) -> list[str]:
     return re.findall(rf"```{lang}\n(.*?)```", DOC, re.S)
 
 
-def env() -> dict:
-    e = dict(os.environ)
+def env(**extra) -> dict:
+    e = dict(os.environ, **extra)
     e.pop("POKER_PROGRESS", None)
     e["PYTHONPATH"] = os.pathsep.join([str(ROOT / "tests"), str(ROOT)])
     e["POKER_ETL_TABLES"] = "test_etl_runner:toy_tables"
     return e
 
 
-def run_shell(line: str, data: Path) -> subprocess.CompletedProcess:
+def run_shell(line: str, data: Path, **extra) -> subprocess.CompletedProcess:
     line = line.replace("/srv/poker/data", str(data)).replace("/srv/poker", str(ROOT))
     line = line.replace("python cli.py", f"{shlex.quote(sys.executable)} cli.py")
-    return subprocess.run(["bash", "-c", line], env=env(), capture_output=True, text=True,
+    return subprocess.run(["bash", "-c", line], env=env(**extra), capture_output=True, text=True,
                           timeout=300)
 
 
@@ -77,6 +77,11 @@ def test_monitor_command_and_exit_statuses(data):
     assert proc.returncode == doc["exit_status"] == 0 and doc["state"] == "ok"
     toy = next(t for t in doc["tables"] if t["name"] == "toy")
     assert toy["ok"] == toy["partitions"] == 12 and toy["last_built"].endswith("Z")
+    proc = run_shell(monitor, data, TOY_VERSION="toy-2")  # new code: every toy partition stale
+    doc = json.loads(proc.stdout)
+    toy = next(t for t in doc["tables"] if t["name"] == "toy")
+    assert proc.returncode == 3 and doc["state"] == "to-build" and toy["stale"] == 12
+    assert {p["state"] for p in toy["problems"]} == {"stale"}
     storage.partition_path(data, "toy", "03").unlink()
     proc = run_shell(monitor, data)
     assert proc.returncode == 3 and json.loads(proc.stdout)["state"] == "to-build"
