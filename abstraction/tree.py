@@ -248,9 +248,13 @@ def _run(fn, tasks, workers, progress: bool, desc: str):
     thousands of tasks). ``workers == "dask"``: on the Dask cluster of the enclosing
     ``parallel_config(backend="dask")`` (:func:`build_tree`)."""
     if workers == "dask":
-        gen = Parallel(n_jobs=-1, return_as="generator")(delayed(fn)(*t) for t in tasks)
-        return list(progress_bar(gen, total=len(tasks), desc=desc, disable=not progress,
-                                 leave=False))
+        # the feature callable (the round's hands, GiBs for Texas Hold'em) is the first item
+        # of every task: scatter it to the workers once instead of shipping it with each task
+        shared = [tasks[0][0]] if tasks else []
+        with parallel_config(backend="dask", scatter=shared):
+            gen = Parallel(n_jobs=-1, return_as="generator")(delayed(fn)(*t) for t in tasks)
+            return list(progress_bar(gen, total=len(tasks), desc=desc, disable=not progress,
+                                     leave=False))
     if workers <= 1 or len(tasks) <= 1:
         with single_threaded():
             return [fn(*t) for t in progress_bar(tasks, desc=desc, disable=not progress, leave=False)]
