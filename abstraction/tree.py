@@ -117,7 +117,8 @@ def _build(hands, buckets, features, random_state, n_init, kmax, kmax_factor, wo
             groups = [None] * len(raw)
             equity = [pt.x[:, 0] for pt in raw]
             hand_w = [pt.w for pt in raw]
-            tasks = [(features.leaf_transform, r, pt, i) for i, pt in enumerate(raw)]
+            leaf = features.leaf_transform  # one bound method for all tasks (scattered once)
+            tasks = [(leaf, r, pt, i) for i, pt in enumerate(raw)]
         else:
             h = hands.rounds[r]
             if r == 0:
