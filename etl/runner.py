@@ -715,10 +715,11 @@ def _build(path: Path, spec: TableSpec, version: str, todo: list[str], executor:
     finally:
         writer.close()
         bar.close()
-        try:  # empty unless a worker's file could not be published
-            (storage.table_dir(path, spec.name) / storage.STAGING_DIR).rmdir()
-        except OSError:
-            pass
+        for sub in (storage.STAGING_DIR, storage.PENDING_DIR):
+            try:  # empty unless a worker's file could not be published (or recorded)
+                (storage.table_dir(path, spec.name) / sub).rmdir()
+            except OSError:
+                pass
 
 
 def _refresh_views(path: Path) -> tuple[list[str], list[str]]:

@@ -17,6 +17,7 @@ import decimal
 import json
 import sys
 
+import duckdb
 import pyarrow as pa
 
 from queries import sandbox
@@ -93,6 +94,8 @@ def refresh_views(data_dir) -> None:
     if data_dir.is_dir():
         try:
             create_views(data_dir)
+        except duckdb.InterruptException:  # Ctrl-C while DuckDB ran the view statements
+            raise KeyboardInterrupt from None
         except Exception:  # noqa: BLE001 (duckdb.Error, OSError, UserError: query as they are)
             pass
 

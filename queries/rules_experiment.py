@@ -25,6 +25,7 @@ from schema.progress import progress_bar
 
 from schema.errors import UserError
 from schema.storage import AtomicFile
+from solve.games.rules import rhode_island
 from solve.rhode_island_rules import (PUBLISHED, SETTINGS, Bracket, lossless_classes, lp_size,
                                       solve_to, unabstracted_lp_rows, variant_game, variants)
 
@@ -56,7 +57,14 @@ def run(args, data_dir: Path) -> int:
     work = data_dir / "experiments" / NAME
     work.mkdir(parents=True, exist_ok=True)
     rows = []
-    for v in names:
+    for v in variants():
+        if v not in names:  # not run now: reported as stored (if it ever was)
+            size = _read_json(work / f"{v}-lp.json")
+            if size is not None:
+                rows.append({"variant": v, "description": variants()[v], "lp": size,
+                             "scale": scale(v), **{st: _read_json(work / f"{v}-{st}.json")
+                                                   for st in SETTINGS}})
+            continue
         size_file = work / f"{v}-lp.json"
         size = _read_json(size_file)
         classes = None
@@ -66,9 +74,9 @@ def run(args, data_dir: Path) -> int:
             lp = lp_size(vg.form)
             size = dict(vars(lp), unabstracted_rows=unabstracted_lp_rows(v))
             _write_json(size_file, size)
-        row = {"variant": v, "description": variants()[v], "lp": size}
+        row = {"variant": v, "description": variants()[v], "lp": size, "scale": scale(v)}
         for setting in SETTINGS:
-            row[setting] = _solve(args, work, v, setting, classes)
+            row[setting] = _solve(args, work, v, setting, classes, args.target * scale(v))
         rows.append(row)
         _print_row(row)
     path = write_report(report, rows, args)
@@ -76,10 +84,17 @@ def run(args, data_dir: Path) -> int:
     return 0
 
 
-def _solve(args, work: Path, variant: str, setting: str, classes) -> dict | None:
+def scale(variant: str) -> float:
+    """Chips of the variant per chip of the published game (its ante over 500): ``--target``
+    is in published chips, so a scaled variant is solved exactly as tightly."""
+    return rhode_island(variant).contributions[0] / rhode_island().contributions[0]
+
+
+def _solve(args, work: Path, variant: str, setting: str, classes,
+           target: float) -> dict | None:
     result_file = work / f"{variant}-{setting}.json"
     got = _read_json(result_file)
-    if got is not None and (got["exploitability"] < args.target or args.report_only):
+    if got is not None and (got["exploitability"] < target or args.report_only):
         return got
     if args.report_only:
         return got
@@ -95,15 +110,15 @@ def _solve(args, work: Path, variant: str, setting: str, classes) -> dict | None
     def step(b: Bracket) -> None:
         bar.update(b.iterations - bar.n)
         bar.set_postfix(exploitability=f"{b.exploitability:.4g}", value=f"{b.value:.4f}")
-        _write_json(result_file, dict(vars(b), algorithm=args.algorithm, target=args.target,
+        _write_json(result_file, dict(vars(b), algorithm=args.algorithm, target=target,
                                       updated=dt.datetime.now(dt.timezone.utc).isoformat()))
 
     try:
-        b = solve_to(vg, args.target, every=args.check_every, checkpoint=checkpoint,
+        b = solve_to(vg, target, every=args.check_every, checkpoint=checkpoint,
                      cpu_before=cpu_before, on_step=step, max_iterations=args.iterations)
     finally:
         bar.close()
-    return _read_json(result_file) or dict(vars(b), algorithm=args.algorithm, target=args.target)
+    return _read_json(result_file) or dict(vars(b), algorithm=args.algorithm, target=target)
 
 
 def _print_row(row: dict) -> None:
@@ -148,7 +163,9 @@ def write_report(folder: Path, rows: list[dict], args) -> Path:
         "refined by the public board, a lossless abstraction), *hidden* the published LP's game. "
         "Value brackets are [min over player 2's best responses to x, max over player 1's best "
         "responses to y] of a DCFR profile, so the true value lies inside; each solve is run "
-        f"until the bracket is narrower than 2 x {args.target:g} chips.",
+        f"until the bracket is narrower than 2 x {args.target:g} chips (of the published "
+        f"amounts: a variant with other amounts is solved as tightly, and held against "
+        f"-64.1987 in its own chips).",
         "",
         "| variant | classes | LP rows | LP nonzeros | LP = published | unabstracted LP rows "
         "| real game value bracket | hidden game value bracket | holds -64.1987 (real / hidden) "
@@ -163,7 +180,8 @@ def write_report(folder: Path, rows: list[dict], args) -> Path:
             f"| `{row['variant']}` | {'/'.join(str(c) for c in lp['classes'])} | {lp['rows']:,} "
             f"| {lp['nonzeros']:,} | {'**yes**' if same else 'no'} | {lp['unabstracted_rows']:,} "
             f"| {_bracket_cell(real)} | {_bracket_cell(hid)} "
-            f"| {_contains(real, pub['value'])} / {_contains(hid, pub['value'])} | {cpu} |")
+            f"| {_contains(real, pub['value'] * row['scale'])} / "
+            f"{_contains(hid, pub['value'] * row['scale'])} | {cpu} |")
     lines += ["", "Variants:", ""]
     lines += [f"- `{row['variant']}`: {row['description']}" for row in rows]
     far = [row["variant"] for row in rows if not any(

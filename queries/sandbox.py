@@ -115,6 +115,9 @@ def connect(data_dir: str | os.PathLike, limits: Limits = Limits(),
         if limits.threads:
             con.execute(f"SET threads = {int(limits.threads)}")
         con.execute("SET lock_configuration = true")
+    except duckdb.InterruptException:  # Ctrl-C while setting up
+        con.close()
+        raise KeyboardInterrupt from None
     except duckdb.Error as exc:
         con.close()
         raise UserError(f"could not set up the read-only connection: {first_line(exc)}") from None
@@ -207,6 +210,8 @@ def stream(data_dir: str | os.PathLike, query: str, limits: Limits = Limits(),
 
     def fail(exc: BaseException):
         _drain()
+        if isinstance(exc, duckdb.InterruptException):
+            return UserError("interrupted")
         if isinstance(exc, duckdb.Error):
             return UserError(first_line(exc))
         return exc

@@ -37,7 +37,7 @@ def _build(data: Path, *extra) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run([sys.executable, "cli.py", "--data-dir", str(data),
                            "build-abstraction", "--game", "rhode-island", "--method", "pa",
-                           "--buckets", "13,50,250", "--name", "a", *extra], cwd=ROOT, env=env,
+                           "--buckets", "13,25,125", "--name", "a", *extra], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=600)
 
 
