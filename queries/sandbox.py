@@ -201,12 +201,24 @@ def stream(data_dir: str | os.PathLike, query: str, limits: Limits = Limits(),
 
     def _abort() -> None:
         stop.set()
-        con.interrupt()
         _drain()
 
-    def _drain() -> None:
-        worker.join(timeout=10)
-        con.close()
+    def _drain(limit: float = 30.0) -> None:
+        """Stop the worker: interrupt the query again and again (an interrupt that lands
+        before the query starts running is lost) and empty the queue (a producer may wait on
+        it); close the connection once the worker is gone (closing under a running query
+        would wait for it)."""
+        end = time.monotonic() + limit
+        while worker.is_alive() and time.monotonic() < end:
+            if stop.is_set():
+                con.interrupt()
+                try:
+                    out.get_nowait()
+                except queue.Empty:
+                    pass
+            worker.join(timeout=0.1)
+        if not worker.is_alive():
+            con.close()
 
     def fail(exc: BaseException):
         _drain()
@@ -244,13 +256,6 @@ def stream(data_dir: str | os.PathLike, query: str, limits: Limits = Limits(),
         finally:
             if not done:
                 stop.set()
-                con.interrupt()
-                # unblock a producer waiting on a full queue
-                while worker.is_alive():
-                    try:
-                        out.get(timeout=0.1)
-                    except queue.Empty:
-                        pass
             _drain()
 
     return schema, batches()
