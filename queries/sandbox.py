@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import queue
+import signal
 import re
 import threading
 import time
@@ -185,10 +186,19 @@ def stream(data_dir: str | os.PathLike, query: str, limits: Limits = Limits(),
             out.put(("error", exc))
 
     worker = threading.Thread(target=produce, name="sandbox-query", daemon=True)
+    # Ctrl-C while the query runs: stop it (the handler runs between the main thread's
+    # waits; a KeyboardInterrupt raised at an arbitrary point could leave the query running)
+    interrupted = threading.Event()
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, lambda *_: interrupted.set())
     worker.start()
 
     def take():
         while True:
+            if interrupted.is_set():
+                _abort()
+                raise UserError("interrupted")
             wait = 0.1 if deadline is None else min(0.1, deadline - time.monotonic())
             if wait <= 0:
                 _abort()
@@ -208,6 +218,8 @@ def stream(data_dir: str | os.PathLike, query: str, limits: Limits = Limits(),
         before the query starts running is lost) and empty the queue (a producer may wait on
         it); close the connection once the worker is gone (closing under a running query
         would wait for it)."""
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
         end = time.monotonic() + limit
         while worker.is_alive() and time.monotonic() < end:
             if stop.is_set():
