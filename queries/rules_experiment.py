@@ -72,7 +72,7 @@ def run(args, data_dir: Path) -> int:
             classes = lossless_classes(v)
             vg = variant_game(v, "hidden", classes, args.algorithm)
             lp = lp_size(vg.form)
-            size = dict(vars(lp), unabstracted_rows=unabstracted_lp_rows(v))
+            size = dict(vars(lp), unabstracted_rows=unabstracted_lp_rows(vg.form))
             _write_json(size_file, size)
         row = {"variant": v, "description": variants()[v], "lp": size, "scale": scale(v)}
         for setting in SETTINGS:

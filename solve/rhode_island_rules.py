@@ -71,47 +71,34 @@ def lp_size(form: AbstractForm) -> LPSize:
                   payoff_nonzeros=form.payoff_nnz)
 
 
-def unabstracted_lp_rows(variant: str) -> int:
-    """Rows of the LP of the unabstracted game (every card seen, no isomorphism):
-    ``infosets_1 + 1 + sequences_2``, counted from the betting tree of one round."""
-    rules = rhode_island(variant)
-    one = _single_round_game(rules)
-    cont = one["continuations"]
-    signals = [52, 52 * 51, 52 * 51 * 50]
-    paths = [cont ** r for r in range(rules.rounds)]
-    per_round = sum(s * p for s, p in zip(signals, paths))
-    infosets = one["nodes"][0] * per_round
-    sequences = 1 + one["actions"][1] * per_round
+#: Information states of one player per round in the unabstracted game: its private card, then
+#: the public cards too, every card seen and no isomorphism applied.
+RAW_SIGNALS = (52, 52 * 51, 52 * 51 * 50)
+
+
+def per_type_counts(form: AbstractForm) -> list[dict]:
+    """Per round, per player: decision nodes and actions per type (its bucket sequence), i.e.
+    over all betting histories reaching the round -- read off the compiled game's sequence
+    form, so the betting is the one :func:`solve.games.compile.compile_game` builds."""
+    out = []
+    for r, n in enumerate(form.n_types):
+        nodes, actions = [0, 0], [0, 0]
+        for p in (0, 1):
+            for (_, label), na in zip(form.keys[p], form.sf.nact[p]):
+                if label.count(".") == r:
+                    nodes[p] += 1
+                    actions[p] += int(na)
+        out.append({"nodes": [x // n for x in nodes], "actions": [x // n for x in actions]})
+    return out
+
+
+def unabstracted_lp_rows(form: AbstractForm) -> int:
+    """Rows of the LP of the unabstracted game with ``form``'s rules: ``infosets_1 + 1 +
+    sequences_2``, the per-type betting counts times :data:`RAW_SIGNALS` per round."""
+    counts = per_type_counts(form)
+    infosets = sum(s * c["nodes"][0] for s, c in zip(RAW_SIGNALS, counts))
+    sequences = 1 + sum(s * c["actions"][1] for s, c in zip(RAW_SIGNALS, counts))
     return infosets + 1 + sequences
-
-
-def _single_round_game(rules) -> dict:
-    """Decision nodes and actions per player, the ways to reach the next round and the fold
-    endings of one
-    limit betting round with ``rules.bet_caps[1]`` bets (the counts do not depend on who acts
-    first; the preflop cap is the same in every variant)."""
-    cap = rules.bet_caps[1]
-    nodes, actions, cont, folds = [0, 0], [0, 0], 0, 0
-
-    def visit(p: int, bets: int, acted: int, facing: bool) -> None:
-        nonlocal cont, folds
-        n = 2 + (facing and bets < cap) if facing else 2
-        nodes[p] += 1
-        actions[p] += n
-        if facing:  # fold ends the game, call ends the round, raise continues
-            folds += 1
-            cont += 1
-            if bets < cap:
-                visit(1 - p, bets + 1, acted + 1, True)
-        else:  # check, bet
-            if acted == 1:
-                cont += 1
-            else:
-                visit(1 - p, bets, acted + 1, False)
-            visit(1 - p, bets + 1, acted + 1, True)
-
-    visit(0, 0, 0, False)
-    return {"nodes": nodes, "actions": actions, "continuations": cont, "folds": folds}
 
 
 def lossless_classes(variant: str) -> list[np.ndarray]:

@@ -1,6 +1,5 @@
 """Rhode Island Hold'em rule variants (issue 14): rankings, LP size witness, value brackets."""
 
-import itertools
 import json
 import subprocess
 import sys
@@ -11,8 +10,11 @@ import pytest
 
 from etl.rhode_island import RANKINGS, all_three_card_sets, category3, hand_rank3
 from solve.games.rules import RHODE_ISLAND_VARIANTS, rhode_island
-from solve.rhode_island_rules import (PUBLISHED, _single_round_game, bracket, lossless_classes,
-                                      lp_size, solve_to, unabstracted_lp_rows, variant_game)
+from solve.games.abstract_form import _betting
+from solve.games.compile import FOLD
+from solve.rhode_island_rules import (PUBLISHED, bracket, lossless_classes, lp_size,
+                                      per_type_counts, solve_to, unabstracted_lp_rows,
+                                      variant_game)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,25 +60,42 @@ def test_top_card_ties():
     assert np.array_equal(a, b)
 
 
-@pytest.mark.parametrize("cap,continuations,folds", [(3, 7, 6), (4, 9, 8)])
-def test_betting_round_counts(cap, continuations, folds):
-    rules = rhode_island("published" if cap == 3 else "raise-cap-4")
-    got = _single_round_game(rules)
-    assert (got["continuations"], got["folds"]) == (continuations, folds)  # DESIGN.md: 7 and 6
-    assert got["nodes"] == [cap + 1, cap + 1]  # the opener, and one node per bet faced
-    assert got["actions"][0] == got["actions"][1]
+@pytest.fixture(scope="module")
+def hidden_games():
+    """The hidden-board lossless game of each variant, compiled once for the module."""
+    cache = {}
+
+    def get(variant):
+        if variant not in cache:
+            cache[variant] = variant_game(variant, "hidden")
+        return cache[variant]
+    return get
 
 
-def test_published_lp_size_is_reproduced_exactly():
+@pytest.mark.parametrize("variant,cap,continuations,folds",
+                         [("published", 3, 7, 6), ("raise-cap-4", 4, 9, 8)])
+def test_betting_round_counts(hidden_games, variant, cap, continuations, folds):
+    vg = hidden_games(variant)
+    counts = per_type_counts(vg.form)
+    # one round: the opener and one node per bet faced, per player
+    assert counts[0]["nodes"] == [cap + 1, cap + 1]
+    assert counts[0]["actions"][0] == counts[0]["actions"][1]
+    for r in (1, 2):  # DESIGN.md: 7 ways on to the next round
+        assert counts[r]["nodes"][0] == counts[r - 1]["nodes"][0] * continuations
+    first_round_folds = [n for n in _betting(vg.solver.game) if n[0] == FOLD and n[2] == 0]
+    assert len(first_round_folds) == folds  # DESIGN.md: 6 fold endings
+
+
+def test_published_lp_size_is_reproduced_exactly(hidden_games):
     """The LP of the 13/205/1,774 ordered-game classes with the board hidden has exactly the
     published size; the unabstracted game's LP has the published 91,224,226 rows."""
-    vg = variant_game("published", "hidden")
+    vg = hidden_games("published")
     lp = lp_size(vg.form)
     assert lp.classes == (13, 205, 1774)
     assert (lp.rows, lp.columns, lp.nonzeros) == (PUBLISHED["lp_rows"], PUBLISHED["lp_rows"],
                                                   PUBLISHED["lp_nonzeros"])
-    assert unabstracted_lp_rows("published") == PUBLISHED["lp_rows_unabstracted"]
-    assert unabstracted_lp_rows("raise-cap-4") != PUBLISHED["lp_rows_unabstracted"]
+    assert unabstracted_lp_rows(vg.form) == PUBLISHED["lp_rows_unabstracted"]
+    assert unabstracted_lp_rows(hidden_games("raise-cap-4").form) == 193_761_362
 
 
 def test_ranking_variants_change_the_classes():
