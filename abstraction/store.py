@@ -16,10 +16,8 @@ import datetime as dt
 import json
 import re
 import shutil
-import time
 from pathlib import Path
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -28,7 +26,7 @@ from abstraction.hands import GameHands
 from abstraction.tree import RoundResult
 from etl.lock import file_lock
 from schema.abstraction import BUCKETS_SCHEMA, CENTROIDS_SCHEMA, THRESHOLDS_SCHEMA
-from schema.catalog import catalog_error, catalog_path, session_scope
+from schema.catalog import catalog_path, open_read_only, session_scope
 from schema.catalog_abstraction import Abstraction
 from schema.paths import data_dir as resolve_data_dir
 from schema.paths import stored_path
@@ -174,14 +172,7 @@ def _list_read_only(data_dir: str | Path | None) -> list[dict]:
     path = catalog_path(resolve_data_dir(data_dir))
     if not path.exists():
         return []
-    for attempt in range(50):
-        try:
-            con = duckdb.connect(str(path), read_only=True)
-            break
-        except duckdb.Error as exc:
-            if "lock" not in str(exc).lower() or attempt == 49:
-                raise catalog_error(path, exc) or exc from None
-            time.sleep(0.2)
+    con = open_read_only(path)
     cols = ("name", "method", "game", "buckets", "built", "seed", "timings", "created")
     try:
         if "abstractions" not in {r[0] for r in con.execute(

@@ -82,9 +82,7 @@ def load_records(data_dir: Path, names: Iterable[str]) -> dict[str, dict[str, Re
     ``schema.catalog_etl``): readers never block each other, and the SQLAlchemy DuckDB dialect
     is kept to the writes (with it, duckdb 2.0 prints nanobind leak warnings at exit).
     """
-    import duckdb
-
-    from schema.catalog import catalog_path
+    from schema.catalog import catalog_path, open_read_only
     from schema.catalog_etl import Partition
 
     names = list(names)
@@ -94,27 +92,16 @@ def load_records(data_dir: Path, names: Iterable[str]) -> dict[str, dict[str, Re
         return out
     query = (f"SELECT table_name, key, rows, bytes, checksum, code_version, seconds "
              f"FROM {Partition.__tablename__} WHERE list_contains(?, table_name)")
-    for attempt in range(50):
-        try:
-            con = duckdb.connect(str(path), read_only=True)
-        except duckdb.Error as exc:  # IOException: a writer holds the file for a moment
-            if "lock" not in str(exc).lower() or attempt == 49:
-                from schema.catalog import catalog_error
-
-                raise (catalog_error(path, exc) or exc) from None
-            time.sleep(0.2)
-            continue
-        try:
-            tables = {r[0] for r in
-                      con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
-            if Partition.__tablename__ not in tables:
-                return out
-            for name, key, rows, size, checksum, version, seconds in con.execute(
-                    query, [names]).fetchall():
-                out[name][key] = Record(key, rows, size, checksum, version, seconds)
-        finally:
-            con.close()
-        break
+    con = open_read_only(path)
+    try:
+        tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+        if Partition.__tablename__ not in tables:
+            return out
+        for name, key, rows, size, checksum, version, seconds in con.execute(
+                query, [names]).fetchall():
+            out[name][key] = Record(key, rows, size, checksum, version, seconds)
+    finally:
+        con.close()
     return out
 
 
@@ -297,14 +284,14 @@ def last_built(data_dir: str | os.PathLike) -> dict[str, str]:
     """Per table, when its newest recorded partition was built (ISO 8601, UTC)."""
     import duckdb
 
-    from schema.catalog import catalog_path
+    from schema.catalog import catalog_path, open_read_only
 
     path = catalog_path(Path(data_dir))
     if not path.exists():
         return {}
     try:
-        con = duckdb.connect(str(path), read_only=True)
-    except duckdb.Error:
+        con = open_read_only(path, attempts=1)
+    except (duckdb.Error, UserError):
         return {}
     try:
         rows = con.execute("SELECT table_name, max(built_at) FROM etl_partitions "
@@ -320,13 +307,13 @@ def _changed_keys(path: Path) -> set[tuple[str, str]]:
     """(table, key) of recorded partitions changed since verified (``etl.integrity``)."""
     import duckdb
 
-    from schema.catalog import catalog_path
+    from schema.catalog import catalog_path, open_read_only
 
     if not catalog_path(path).exists():
         return set()
     try:
-        con = duckdb.connect(str(catalog_path(path)), read_only=True)
-    except duckdb.Error:
+        con = open_read_only(catalog_path(path), attempts=1)
+    except (duckdb.Error, UserError):
         return set()  # a writer holds it: the quick check stays quick
     try:
         return {(name, key) for name, key, _, _ in changed_partitions(con, path)}

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import os
 import queue
-import signal
 import re
+import signal
 import threading
 import time
 from dataclasses import dataclass
@@ -39,7 +39,7 @@ import duckdb
 import pyarrow as pa
 
 from etl.integrity import check_unchanged
-from schema.catalog import CATALOG_FILE
+from schema.catalog import CATALOG_FILE, open_read_only
 from schema.errors import UserError, first_line
 
 DEFAULT_MEMORY_LIMIT = "4GB"
@@ -132,20 +132,11 @@ def connect(data_dir: str | os.PathLike, limits: Limits = Limits(),
     return con
 
 
-def _open_read_only(path: Path, attempts: int = 50) -> duckdb.DuckDBPyConnection:
-    from schema.catalog import catalog_error
-
-    for attempt in range(attempts):
-        try:
-            return duckdb.connect(str(path), read_only=True)
-        except duckdb.Error as exc:
-            # a writer (an etl run recording partitions) holds the file for a moment
-            if "lock" in str(exc).lower() and attempt < attempts - 1:
-                time.sleep(0.2)
-                continue
-            err = catalog_error(path, exc)
-            raise UserError(first_line(err or exc)) from None
-    raise AssertionError("unreachable")
+def _open_read_only(path: Path) -> duckdb.DuckDBPyConnection:
+    try:
+        return open_read_only(path)
+    except duckdb.Error as exc:
+        raise UserError(first_line(exc)) from None
 
 
 def stream(data_dir: str | os.PathLike, query: str, limits: Limits = Limits(),
@@ -240,11 +231,7 @@ def stream(data_dir: str | os.PathLike, query: str, limits: Limits = Limits(),
             return UserError(first_line(exc))
         return exc
 
-    try:
-        kind, value = take()
-    except KeyboardInterrupt:
-        _abort()
-        raise UserError("interrupted") from None
+    kind, value = take()
     if kind == "error":
         raise fail(value) from None
     schema = value
@@ -253,11 +240,7 @@ def stream(data_dir: str | os.PathLike, query: str, limits: Limits = Limits(),
         done = False
         try:
             while True:
-                try:
-                    kind, value = take()
-                except KeyboardInterrupt:
-                    _abort()
-                    raise UserError("interrupted") from None
+                kind, value = take()
                 if kind == "end":
                     done = True
                     return

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+import duckdb
 import sqlalchemy as sa
 from sqlalchemy.orm import DeclarativeBase, MappedColumn, Session, mapped_column
 
@@ -53,6 +54,25 @@ def catalog_error(path: Path, exc: BaseException):
     if type(orig).__name__ == "IOException":
         return UserError(f"cannot use the catalog {path}: {text}")
     return None
+
+
+def open_read_only(path: Path, attempts: int = 50) -> duckdb.DuckDBPyConnection:
+    """A plain read-only DuckDB connection to the catalog file ``path``: readers never block
+    each other. While a writer holds the file (a moment, e.g. an etl run recording a
+    partition) it is retried, 0.2 s apart, up to ``attempts`` times.
+
+    Raises:
+        UserError: the file cannot be used (:func:`catalog_error`: damaged, unreadable).
+        duckdb.Error: anything else (a lock still held after the last attempt included).
+    """
+    for attempt in range(attempts):
+        try:
+            return duckdb.connect(str(path), read_only=True)
+        except duckdb.Error as exc:
+            if "lock" not in str(exc).lower() or attempt == attempts - 1:
+                raise (catalog_error(path, exc) or exc) from None
+            time.sleep(0.2)
+    raise ValueError(f"attempts must be at least 1, got {attempts}")
 
 
 def is_damage(exc: BaseException) -> bool:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import duckdb
 
-from schema.catalog import catalog_path, session_scope
+from schema.catalog import catalog_path, open_read_only, session_scope
 from schema.catalog_abstraction import Abstraction
 from schema.catalog_solve import SolveRun
 from schema.errors import UserError, first_line
@@ -74,8 +74,8 @@ def equity_fingerprint(data_dir: Path) -> dict:
     if not path.exists():
         return {}
     try:
-        con = duckdb.connect(str(path), read_only=True)
-    except duckdb.Error as exc:
+        con = open_read_only(path, attempts=1)
+    except (duckdb.Error, UserError) as exc:
         raise UserError(f"cannot read the catalog {path}: {first_line(exc)}") from None
     try:
         rows = con.execute("SELECT table_name, key, checksum, code_version FROM etl_partitions "
