@@ -15,6 +15,7 @@ import sys
 
 import duckdb
 
+from queries.commands import refresh_views
 from schema.catalog import catalog_error, catalog_path, is_damage
 from schema.errors import UserError
 from schema.optional import import_optional
@@ -27,16 +28,6 @@ COMMAND_MODULES = ("etl.commands", "abstraction.commands", "solve.commands", "qu
 #: Commands that write tables: after them the DuckDB views of every stage are recreated (here,
 #: at the top, so that no stage imports ``queries``), for other DuckDB clients of the file.
 WRITERS = ("etl", "build-abstraction", "solve", "compare", "experiment")
-
-
-def _refresh_views() -> None:
-    from queries.views import create_views
-
-    if data_dir().is_dir():
-        try:
-            create_views(data_dir())
-        except Exception:  # noqa: BLE001 (best effort: `sql` refreshes them again)
-            pass
 
 
 class _Parser(argparse.ArgumentParser):
@@ -98,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         check_data_dir(data_dir())
         rc = int(args.func(args) or 0)
         if args.command in WRITERS:
-            _refresh_views()
+            refresh_views(data_dir())  # best effort: `sql` refreshes them again
         return rc
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -21,6 +21,7 @@ import duckdb
 import pyarrow as pa
 
 from queries import sandbox
+from queries.views import create_views
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 
@@ -89,8 +90,6 @@ def _head(schema: pa.Schema, batches, n: int) -> pa.Table:
 def refresh_views(data_dir) -> None:
     """Views over what other stages wrote since the last etl run (a short write on the
     catalog; skipped if a writer holds it this moment, or the directory is read-only)."""
-    from queries.views import create_views
-
     if data_dir.is_dir():
         try:
             create_views(data_dir)

@@ -350,12 +350,12 @@ def test_damaged_catalog_one_line_and_rebuild(data):
 def test_sql_reads_when_the_views_cannot_be_refreshed(data, monkeypatch):
     """A catalog that cannot be written (read-only file system, a writer holding it): the
     view refresh is skipped and the query runs on the views as they are."""
-    import queries.views
+    import queries.commands
 
     def refuse(_):
         raise UserError("cannot use the catalog: Read-only file system")
 
-    monkeypatch.setattr(queries.views, "create_views", refuse)
+    monkeypatch.setattr(queries.commands, "create_views", refuse)
     assert count(data) == TOTAL
 
 
