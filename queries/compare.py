@@ -29,6 +29,7 @@ from typing import Callable
 
 import numpy as np
 
+from queries.parallel_solve import solve_parallel
 from schema.errors import UserError
 from schema.optional import import_optional
 from schema.paths import data_dir as resolve_data_dir
@@ -79,6 +80,7 @@ class Options:
     equilibrium_time_limit: float | None = None
     equilibrium_iterations: int | None = None
     progress: bool = True
+    jobs: int = 1                       # solves run side by side (queries.parallel_solve)
 
 
 @dataclass
@@ -631,6 +633,9 @@ def add_solve_options(p: argparse.ArgumentParser, target_default: float = 1.0) -
                    help="solve and evaluate nothing: tables (and report) of what is stored, "
                         "each abstraction by its stored strategy")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="solves run side by side, each in its own process on cores/jobs "
+                        "threads (default 1)")
 
 
 def options_from(args) -> Options:
@@ -642,6 +647,8 @@ def options_from(args) -> Options:
                           "equilibrium_time_limit")
     if args.check_every < 1:
         raise UserError("--check-every must be at least 1")
+    if args.jobs < 1:
+        raise UserError("--jobs must be at least 1")
     for flag in ("iterations", "equilibrium_iterations"):
         v = getattr(args, flag)
         if v is not None and v < 1:
@@ -652,7 +659,7 @@ def options_from(args) -> Options:
                    equilibrium=args.equilibrium, equilibrium_target=args.equilibrium_target,
                    equilibrium_time_limit=args.equilibrium_time_limit,
                    iterations=args.iterations, equilibrium_iterations=args.equilibrium_iterations,
-                   progress=not args.no_progress)
+                   progress=not args.no_progress, jobs=args.jobs)
 
 
 def register(subparsers) -> None:
@@ -691,6 +698,10 @@ def compare(support: GameSupport, names: list[str], options: Options, data_dir: 
     entries = support.resolve(list(dict.fromkeys(names)))  # fails before anything is written
     if options.equilibrium:
         support.resolve([options.equilibrium])
+    if options.jobs > 1 and not options.report_only:
+        solve_parallel(game_support, support.game, data_dir,
+                       [(e.name, options) for e in entries if e.strategy is None],
+                       options.jobs, options.progress)
     equilibrium = support.equilibrium(options)
     strategies = [support.ensure_strategy(e, options) for e in entries]
     if not options.report_only:

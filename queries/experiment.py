@@ -32,6 +32,8 @@ import time
 from pathlib import Path
 
 from queries import rules_experiment
+from queries.compare import game_support
+from queries.parallel_solve import solve_parallel
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 
@@ -90,6 +92,10 @@ def _granularity(args, data_dir: Path, public_board: bool, title: str) -> int:
         eq_options = replace(options, target=options.equilibrium_target,
                              time_limit=options.equilibrium_time_limit,
                              iterations=options.equilibrium_iterations)
+        if options.jobs > 1 and not options.report_only:  # the reference first: the longest
+            solve_parallel(game_support, support.game, data_dir,
+                           [(lossless, eq_options)] + [(n, options) for n in reversed(names)],
+                           options.jobs, options.progress)
         options = replace(options, equilibrium=support.ensure_strategy(entry, eq_options))
     result = compare(support, names + [lossless], options, data_dir)
     print_tables(result["tables"])

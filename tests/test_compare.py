@@ -228,3 +228,31 @@ def test_holdem_strategy_of_an_earlier_build_is_not_reused(tmp_path, monkeypatch
     # the only run is of an earlier build: a new one is solved instead of reusing it
     assert support.ensure_strategy(support.resolve(["hp"])[0], Options()) == "holdem-hp-cfr+"
     assert solved == ["hp"]
+
+
+def test_parallel_solves_store_what_sequential_solves_store(tmp_path):
+    # --jobs 2: each abstract game solved in its own process, stored as a sequential solve
+    # stores it (same iterations, same table, bit for bit)
+    from queries.compare import RhodeIslandSupport, game_support
+    from queries.parallel_solve import solve_parallel
+
+    names = ["eb", "eb2"]
+    dirs = {jobs: tmp_path / f"jobs{jobs}" for jobs in (1, 2)}
+    for d in dirs.values():
+        for method in names:
+            assert cli.main(["--data-dir", str(d), "build-abstraction", "--game", "rhode-island",
+                             "--method", method, "--buckets", "13,20,40", "--name", method,
+                             "--n-init", "1", "--seed", "3"]) == 0
+    options = Options(target=1e-9, iterations=20, check_every=10, progress=False)
+    done = solve_parallel(game_support, "rhode-island", dirs[2],
+                          [(n, options) for n in names] + [("eb", options)], jobs=2,
+                          progress=False)
+    assert sorted(done) == names
+    seq = RhodeIslandSupport(dirs[1])
+    for n in names:
+        seq.ensure_strategy(seq.resolve([n])[0], options)
+    par = RhodeIslandSupport(dirs[2])
+    for n in names:
+        assert done[n] == f"rhode-island-{n}-dcfr"
+        assert par.sha(done[n]) == seq.sha(done[n])
+        assert par._runs()[done[n]]["iterations"] == 20
