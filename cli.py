@@ -77,7 +77,11 @@ def _attach_negative_values(argv: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    try:
+        parser = build_parser()  # lists the games, plug-ins included (solve.games.registry)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     args = parser.parse_args(_attach_negative_values(sys.argv[1:] if argv is None else argv))
     if args.data_dir is not None and not args.data_dir.strip():  # e.g. --data-dir "$UNSET"
         parser.error("--data-dir is empty (it would mean ./data)")

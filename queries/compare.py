@@ -24,6 +24,7 @@ import argparse
 import sys
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Callable
 
@@ -33,27 +34,31 @@ from queries.parallel_solve import solve_parallel
 from schema.errors import UserError
 from schema.optional import import_optional
 from schema.paths import data_dir as resolve_data_dir
+from solve.games import registry
 
-SOLVE_ALGORITHMS = ("cfr", "cfr+", "dcfr")
+SOLVE_ALGORITHMS = registry.CFR_FAMILY
 
 
 # --------------------------------------------------------------------------- registry
 
 def game_registry() -> dict[str, Callable[[Path], "GameSupport"]]:
-    """Game name -> factory of its :class:`GameSupport`.
+    """Game name -> factory of its :class:`GameSupport`, for the games of the game registry
+    (``solve.games.registry``) marked ``compare``.
 
-    Kuhn, Leduc and Rhode Island Hold'em use the exact evaluators of ``solve.evaluate``.
-    Another game joins with a module ``solve/<game>_compare.py`` that defines
-    ``compare_support(data_dir)`` (Texas Hold'em: ``queries/holdem_compare.py``).
+    Games defined by limit poker rules (Kuhn, Leduc, Rhode Island Hold'em, plug-ins) use the
+    exact evaluators of ``solve.evaluate`` (:class:`LimitPokerSupport`); Texas Hold'em the
+    sampled ones of ``queries/holdem_compare.py`` (``compare_support(data_dir)``).
     """
-    reg: dict[str, Callable[[Path], GameSupport]] = {
-        "kuhn": lambda d: LimitPokerSupport("kuhn", d),
-        "leduc": lambda d: LimitPokerSupport("leduc", d),
-        "rhode-island": lambda d: RhodeIslandSupport(d),
-    }
-    mod = import_optional("queries.holdem_compare")
-    if mod is not None:
-        reg["holdem"] = mod.compare_support
+    reg: dict[str, Callable[[Path], GameSupport]] = {}
+    for spec in registry.games().values():
+        if not spec.compare:
+            continue
+        if spec.representation == "rules":
+            reg[spec.name] = partial(LimitPokerSupport, spec.name)
+        elif spec.representation == "holdem":
+            mod = import_optional("queries.holdem_compare")
+            if mod is not None:
+                reg[spec.name] = mod.compare_support
     return reg
 
 
@@ -145,10 +150,9 @@ class LimitPokerSupport(GameSupport):
         if abstraction is None:
             return self.real(), None
         from solve.games.compile import compile_game
-        from solve.games.rules import GAMES as RULES
 
         ab = self.card_abstraction(abstraction)
-        return compile_game(RULES[self.game](), ab), ab
+        return compile_game(registry.get(self.game).make_rules(), ab), ab
 
     def card_abstraction(self, abstraction: str):
         """The card abstraction object named ``abstraction`` (in memory, else built ones)."""
@@ -162,9 +166,8 @@ class LimitPokerSupport(GameSupport):
     def real(self):
         if self._real is None:
             from solve.games.compile import compile_game
-            from solve.games.rules import GAMES as RULES
 
-            self._real = compile_game(RULES[self.game]())
+            self._real = compile_game(registry.get(self.game).make_rules())
         return self._real
 
     def _runs(self) -> dict[str, dict]:
@@ -304,7 +307,20 @@ class LimitPokerSupport(GameSupport):
         return self.reference_equilibrium(options)
 
     def reference_equilibrium(self, options: Options) -> str:
-        """Kuhn, Leduc: the sequence-form LP solution of the real game (``GAME-full-lp``)."""
+        """The game registry's ``reference``: ``lp`` (Kuhn, Leduc): the sequence-form LP
+        solution of the real game (``GAME-full-lp``); ``iterative`` (Rhode Island Hold'em: 3.9 M
+        information sets over the same public tree, so a CFR iteration costs about what one of
+        an abstract game does): the unabstracted game solved to ``--equilibrium-target``
+        chips of exploitability (``GAME-full-ALGORITHM``)."""
+        if registry.get(self.game).reference == "iterative":
+            entry = Entry(f"{self.game}-full")
+            eq_options = Options(target=options.equilibrium_target,
+                                 time_limit=options.equilibrium_time_limit,
+                                 iterations=options.equilibrium_iterations,
+                                 reuse_solved=options.reuse_solved, algorithm=options.algorithm,
+                                 report_only=options.report_only,
+                                 check_every=options.check_every, progress=options.progress)
+            return self.ensure_strategy(entry, eq_options)
         from solve.runs import store_strategy
         from solve.evaluate import expected_value, exploitability
         from solve.lp import solve_lp
@@ -382,25 +398,12 @@ class LimitPokerSupport(GameSupport):
 
 
 class RhodeIslandSupport(LimitPokerSupport):
-    """Rhode Island Hold'em: the reference equilibrium is the unabstracted game (3.9 M
-    information sets over the same public tree, so a CFR iteration costs about what one of an
-    abstract game does) solved to ``--equilibrium-target`` chips of exploitability
-    (``rhode-island-full-ALGORITHM``). The lossless abstraction (13,205,1774 classes played
-    with the public board visible) is solved exactly like the real game, but the reference
-    stays the unabstracted game."""
+    """Rhode Island Hold'em (its reference equilibrium: the registry's ``iterative``). The
+    lossless abstraction (13,205,1774 classes played with the public board visible) is solved
+    exactly like the real game, but the reference stays the unabstracted game."""
 
     def __init__(self, data_dir: Path):
         super().__init__("rhode-island", data_dir)
-
-    def reference_equilibrium(self, options: Options) -> str:
-        entry = Entry("rhode-island-full")
-        eq_options = Options(target=options.equilibrium_target,
-                             time_limit=options.equilibrium_time_limit,
-                             iterations=options.equilibrium_iterations,
-                             reuse_solved=options.reuse_solved, algorithm=options.algorithm,
-                             report_only=options.report_only,
-                             check_every=options.check_every, progress=options.progress)
-        return self.ensure_strategy(entry, eq_options)
 
 
 def of_current_build(run: dict, abstraction: dict) -> bool:
@@ -666,7 +669,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("compare", help="compare strategies or abstractions on the four "
                               "measures (exploitability, head-to-head, vs equilibrium, value)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--game", required=True, help="kuhn, leduc or rhode-island (+ plug-ins)")
+    p.add_argument("--game", required=True, help=f"one of {', '.join(game_registry())}")
     p.add_argument("names", nargs="+", help="strategy or abstraction names")
     p.add_argument("--report", default=None, metavar="DIR",
                    help="write DIR/README.md and PNG plots of each measure against granularity")

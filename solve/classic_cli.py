@@ -28,10 +28,22 @@ import time
 import numpy as np
 
 from schema.errors import UserError
+from solve.games import registry
+from solve.games.limit_tree import limit_tree
 
-GAMES = ("kuhn-blinds", "von-neumann", "flop-poker", "draw27")
-TREE_GAMES = GAMES + ("kuhn", "leduc")
-ALGORITHMS = ("lp", "cfr", "cfr+", "dcfr", "egt", "ga")
+ALGORITHMS = ("lp",) + registry.CFR_FAMILY + registry.TREE_ALGORITHMS
+
+
+def classic_games() -> tuple[str, ...]:
+    """The games built as generic trees from their CLI parameters (registry: ``tree``)."""
+    return registry.names(lambda g: g.representation == "tree")
+
+
+def tree_games() -> tuple[str, ...]:
+    """The games with a generic tree: the classic ones and the rules games that admit the
+    sequence-form solvers (Kuhn, Leduc: their trees made from their rules)."""
+    return registry.names(lambda g: g.representation == "tree" or (
+        g.representation == "rules" and set(registry.TREE_ALGORITHMS) <= set(g.algorithms)))
 
 
 def add_arguments(p) -> None:
@@ -57,7 +69,7 @@ def add_arguments(p) -> None:
 
 def handles(args) -> bool:
     """True if this module solves the request (classic game, egt/ga, or --exact)."""
-    return (args.game in GAMES or args.algorithm in ("egt", "ga")
+    return (args.game in classic_games() or args.algorithm in registry.TREE_ALGORITHMS
             or bool(getattr(args, "exact", False)))
 
 
@@ -84,14 +96,12 @@ def build_tree(args):
                 except ValueError:
                     raise UserError(f"--buckets must be an integer, 'iso' or 'raw', got {b!r}") from None
             return draw27(b)
-        if args.game == "kuhn":
-            return classic.kuhn()
-        if args.game == "leduc":
-            return classic.leduc()
+        if args.game in tree_games():  # a rules game: its tree made from its one definition
+            return limit_tree(registry.get(args.game).make_rules())
     except ValueError as exc:
         raise UserError(str(exc)) from None
     raise UserError(f"game {args.game!r} is not available with --algorithm {args.algorithm}"
-                    f"{' --exact' if args.exact else ''}; choose from {', '.join(TREE_GAMES)}")
+                    f"{' --exact' if args.exact else ''}; choose from {', '.join(tree_games())}")
 
 
 def build_sequence_form(args):
@@ -120,7 +130,7 @@ def run(args) -> int:
     if args.exact and args.algorithm != "lp":
         raise UserError("--exact applies to --algorithm lp")
     if args.abstraction is not None:
-        raise UserError(f"--abstraction is not supported for {args.game}" if args.game in GAMES
+        raise UserError(f"--abstraction is not supported for {args.game}" if args.game in classic_games()
                         else f"--algorithm {args.algorithm}{' --exact' if args.exact else ''} "
                              "solves the classic game trees, without --abstraction (use lp, cfr, "
                              "cfr+ or dcfr)")

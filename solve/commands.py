@@ -14,10 +14,9 @@ from pathlib import Path
 from schema.errors import UserError, first_line
 from schema.paths import data_dir as resolve_data_dir
 from solve import share
+from solve.games import registry
 from solve.runs import NAME_PATTERN, check_catalog, store_strategy
 
-GAMES = ("kuhn", "kuhn3", "leduc", "rhode-island")
-ALGORITHMS = ("lp", "cfr", "cfr+", "dcfr")
 _NAME = NAME_PATTERN
 
 
@@ -27,19 +26,21 @@ def register(subparsers) -> None:
     from solve import classic_cli  # classic games and the egt/ga/--exact solvers (issue 7)
 
     p.add_argument("--game", required=True,
-                   help=f"one of {', '.join(GAMES + classic_cli.GAMES)}, holdem")
-    p.add_argument("--abstraction", default=None, help="card abstraction name (rhode-island)")
+                   help=f"one of {', '.join(registry.names())} (solve.games.registry)")
+    p.add_argument("--abstraction", default=None,
+                   help="card abstraction name ("
+                        f"{', '.join(registry.names(lambda g: g.card_abstractions))})")
     p.add_argument("--algorithm", default="cfr+",
-                   help=f"one of {', '.join(ALGORITHMS)} (default cfr+); egt and ga for the "
-                        "classic games")
+                   help="one of lp, cfr, cfr+, dcfr (default cfr+); egt and ga on the generic "
+                        "tree of kuhn, leduc and the classic games")
     p.add_argument("--iterations", type=int, default=None,
                    help="iterations (CFR family; default 1000 unless a target or time limit is given)")
     p.add_argument("--target-exploitability", type=float, default=None,
                    help="stop once exploitability (chips; in the abstract game if abstracted) is below")
     p.add_argument("--time-limit", type=float, default=None, help="stop after this many seconds")
     p.add_argument("--check-every", type=int, default=None,
-                   help="iterations between exploitability checks and checkpoints (default 10 for "
-                        "rhode-island, 50 otherwise)")
+                   help="iterations between exploitability checks and checkpoints (default: "
+                        "the game's, 10 for rhode-island, 50 otherwise)")
     p.add_argument("--name", default=None, help="strategy name (default GAME-ABSTRACTION-ALGORITHM)")
     p.add_argument("--resume", action="store_true", help="continue from the run's checkpoint")
     p.add_argument("--engine", choices=("auto", "form", "tree"), default="auto",
@@ -91,14 +92,13 @@ def run_import(args) -> int:
 def _compile(game: str, abstraction: str | None, data_dir: Path, with_abstraction: bool = False):
     """The compiled game (and, if ``with_abstraction``, the card abstraction object too)."""
     from solve.games.compile import compile_game
-    from solve.games.rules import GAMES as RULES
 
     ab = None
     if abstraction is not None:
         from solve.abstractions import load_abstraction
 
         ab = load_abstraction(abstraction, game, data_dir)
-    g = compile_game(RULES[game](), ab)
+    g = compile_game(registry.get(game).make_rules(), ab)
     return (g, ab) if with_abstraction else g
 
 
@@ -114,29 +114,26 @@ def run_solve(args) -> int:
 
     from solve import classic_cli
 
-    if args.game == "holdem":  # limit Texas Hold'em on a built abstraction (issue 6)
+    spec = registry.get(args.game)
+    if spec.representation == "holdem":  # limit Texas Hold'em on a built abstraction (issue 6)
         from solve import holdem_cli
 
         return holdem_cli.run_solve(args)
-    if classic_cli.handles(args):  # classic games, egt, ga, lp --exact (issue 7)
-        return classic_cli.run(args)
-    if args.game not in GAMES:
-        raise UserError(f"unknown game {args.game!r}; choose from "
-                        f"{', '.join(GAMES + classic_cli.GAMES)}, holdem")
-    if args.algorithm not in ALGORITHMS:
-        raise UserError(f"unknown algorithm {args.algorithm!r}; choose from {', '.join(ALGORITHMS)}")
+    if spec.representation == "tree" or classic_cli.handles(args):
+        return classic_cli.run(args)  # generic trees: classic games, egt, ga, lp --exact
+    spec.check_algorithm(args.algorithm)
     check_stop_args(args)
-    if args.abstraction is not None and args.game != "rhode-island":
-        raise UserError(f"--abstraction is supported for rhode-island only, not {args.game}")
+    if args.abstraction is not None and not spec.card_abstractions:
+        games = registry.names(lambda g: g.card_abstractions and g.representation == "rules")
+        raise UserError(f"--abstraction is supported for {', '.join(games)} only (and "
+                        f"holdem), not {args.game}")
     name = args.name or f"{args.game}-{args.abstraction or 'full'}-{args.algorithm}"
     if not _NAME.match(name):
         raise UserError(f"strategy name {name!r} must be letters, digits, '_', '.', '+', '-'")
     ddir = resolve_data_dir()
     check_catalog(ddir)
 
-    if args.game == "kuhn3":
-        if args.algorithm not in ("cfr", "cfr+", "dcfr"):
-            raise UserError("kuhn3 (3 players) is solved with cfr, cfr+ or dcfr, not lp")
+    if spec.representation == "kuhn3":
         return kuhn3.solve_command(args, name, ddir)
 
     t0 = time.time()
@@ -172,7 +169,7 @@ def run_solve(args) -> int:
                 raise UserError(f"cannot resume {name!r}: {exc}") from None
         default_iters = 1000 if args.target_exploitability is None and args.time_limit is None else None
         total = args.iterations if args.iterations is not None else default_iters
-        every = args.check_every or (10 if args.game == "rhode-island" else 50)
+        every = args.check_every or spec.check_every
         bar = progress_bar(total=total, initial=solver.iteration_ if total else 0, unit="it",
                    desc=f"{args.algorithm} {args.game}")
         try:
@@ -248,7 +245,7 @@ def run_evaluate(args) -> int:
         from solve import holdem_cli
 
         return holdem_cli.run_evaluate(path)
-    if game_name not in GAMES:
+    if game_name not in registry.games():
         raise UserError(f"strategy {path} is for unknown game {game_name!r}")
     game = _compile(game_name, abstraction, ddir)
     try:

@@ -11,8 +11,9 @@
   5-card hand of hole cards + 3 board cards, exact expectation over all flops
   (:func:`flop_equity`), hands grouped into their 169 suit-isomorphism classes (lossless:
   no public card precedes the betting).
-- :func:`leduc`: Leduc Hold'em (Southey et al. 2005) as a generic tree, to run the
-  sequence-form solvers on it (cross-checked against :mod:`solve.games.compile`).
+- :func:`kuhn`, :func:`leduc`: Kuhn poker and Leduc Hold'em as generic trees, to run the
+  sequence-form solvers on them; both made from their one definition in
+  :mod:`solve.games.rules` by :func:`solve.games.limit_tree.limit_tree`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from solve.games.tree import Tree, TreeBuilder, type_game
+from solve.games import rules
+from solve.games.limit_tree import limit_tree
+from solve.games.tree import Tree, type_game
 
 KUHN_CARDS = "JQK"
 
@@ -65,20 +68,8 @@ def kuhn_blinds(small_blind=1, big_blind=1) -> Tree:
 
 
 def kuhn() -> Tree:
-    """Kuhn poker (ante 1, bet 1) as a generic tree (histories in ACPC letters)."""
-    counts = 1 - np.eye(3, dtype=np.int64)
-    sign = np.sign(np.subtract.outer(np.arange(3), np.arange(3))).astype(np.int64)
-    ones = np.ones((3, 3), np.int64)
-    template = [
-        ("d", 0, "", ("check", "bet"), [1, 2]),
-        ("d", 1, "c", ("check", "bet"), [3, 4]),
-        ("d", 1, "r", ("fold", "call"), [5, 6]),
-        ("t", "cc"),
-        ("d", 0, "cr", ("fold", "call"), [7, 8]),
-        ("t", "rf"), ("t", "rc"), ("t", "crf"), ("t", "crc"),
-    ]
-    payoffs = {3: sign, 5: ones, 6: 2 * sign, 7: -ones, 8: 2 * sign}
-    return type_game("kuhn", counts, list(KUHN_CARDS), list(KUHN_CARDS), template, payoffs, 1)
+    """Kuhn poker as a generic tree, made from its one definition (``rules.kuhn``)."""
+    return limit_tree(rules.kuhn())
 
 
 VN_TEMPLATE = [
@@ -229,52 +220,5 @@ def flop_poker(ante=1, bet=2, equity: tuple | None = None, cache_path=None) -> T
 
 # ---------------------------------------------------------------------------- Leduc
 def leduc() -> Tree:
-    """Leduc Hold'em (DESIGN.md section 5) as a generic tree; infosets by card rank."""
-    ranks = "JQK"
-    cards = [0, 0, 1, 1, 2, 2]  # rank of each of the six cards
-    b = TreeBuilder("leduc")
-    root = b.chance()
-    bet_size, cap = (2, 4), 2
-
-    def betting(parent, prob, rnd, hist, contrib, bets, p, acted, c1, c2, pub):
-        hand = (c1, c2)
-        label = ranks[cards[hand[p]]] + ("" if pub is None else ranks[cards[pub]]) + "|" + hist
-        o = 1 - p
-        if contrib[p] < contrib[o]:
-            acts = ("fold", "call") + (("raise",) if bets < cap else ())
-            n = b.decision(p, label, acts, parent, prob)
-            # fold: p loses what it put in
-            b.terminal(-contrib[0] if p == 0 else contrib[1], n)
-            c2_ = list(contrib); c2_[p] = contrib[o]
-            after(n, (1, 1), rnd, hist + "c", c2_, c1, c2, pub)
-            if bets < cap:
-                c3 = list(contrib); c3[p] = contrib[o] + bet_size[rnd]
-                betting(n, (1, 1), rnd, hist + "r", c3, bets + 1, o, True, c1, c2, pub)
-        else:
-            acts = ("check", "bet")
-            n = b.decision(p, label, acts, parent, prob)
-            if acted:
-                after(n, (1, 1), rnd, hist + "c", contrib, c1, c2, pub)
-            else:
-                betting(n, (1, 1), rnd, hist + "c", contrib, bets, o, True, c1, c2, pub)
-            c3 = list(contrib); c3[p] = contrib[p] + bet_size[rnd]
-            betting(n, (1, 1), rnd, hist + "r", c3, bets + 1, o, True, c1, c2, pub)
-
-    def after(parent, prob, rnd, hist, contrib, c1, c2, pub):
-        if rnd == 0:
-            ch = b.chance(parent, prob)
-            rest = [c for c in range(6) if c not in (c1, c2)]
-            for pc in rest:
-                betting(ch, (1, len(rest)), 1, hist + "/", contrib, 0, 0, False, c1, c2, pc)
-        else:
-            r1, r2, rp = cards[c1], cards[c2], cards[pub]
-            s1 = 100 + r1 if r1 == rp else r1
-            s2 = 100 + r2 if r2 == rp else r2
-            w = int(np.sign(s1 - s2))
-            b.terminal(w * contrib[0], parent, prob)  # contributions are equal at a showdown
-
-    for c1 in range(6):
-        for c2 in range(6):
-            if c1 != c2:
-                betting(root, (1, 30), 0, "", [1, 1], 0, 0, False, c1, c2, None)
-    return b.build()
+    """Leduc Hold'em as a generic tree, made from its one definition (``rules.leduc``)."""
+    return limit_tree(rules.leduc())

@@ -47,6 +47,11 @@ RANKINGS = {"high_card": high_card, "leduc": leduc, "rhode_island": rhode_island
                for v in RI_RANKINGS if v != "standard"}}
 
 
+#: Rankings that ignore suits: a card is named by its rank in information sets
+#: (:mod:`solve.games.limit_tree`), as suits change nothing.
+SUIT_BLIND = frozenset({"high_card", "leduc"})
+
+
 def rhode_island_variant(name: str) -> str:
     """The ``etl.rhode_island.RANKINGS`` variant of Rhode Island ranking ``name``."""
     return name.split(":", 1)[1] if ":" in name else "standard"
