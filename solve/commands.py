@@ -8,12 +8,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from pathlib import Path
 
 from schema.errors import UserError, first_line
 from schema.paths import data_dir as resolve_data_dir
-from solve import share
+from solve import lookup, share
 from solve.games import registry
 from solve.runs import NAME_PATTERN, check_catalog, store_strategy
 
@@ -59,6 +60,17 @@ def register(subparsers) -> None:
                               "game (holdem: LBR bound and baselines, in mbb/g).")
     e.add_argument("strategy", help="strategy name (as given to solve) or path to strategy.parquet")
     e.set_defaults(func=run_evaluate)
+    q = subparsers.add_parser("strategy", help="what a stored strategy plays at real cards and "
+                              "a betting history", description=lookup.__doc__,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    q.add_argument("strategy", help="strategy name")
+    q.add_argument("--hole", required=True, help="the acting player's private cards, e.g. As")
+    q.add_argument("--board", default="", help="public cards dealt so far, e.g. Kd7c")
+    q.add_argument("--history", default="",
+                   help="betting so far in ACPC notation (c, r, f; '/' between rounds), e.g. rc/r")
+    q.add_argument("--format", choices=("table", "json"), default="table",
+                   help="table (default) or json")
+    q.set_defaults(func=run_strategy)
     x = subparsers.add_parser("export", help="write one archive of an abstraction or strategy",
                               description=share.__doc__,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -71,6 +83,29 @@ def register(subparsers) -> None:
     i.add_argument("file", help="archive written by export")
     i.add_argument("--replace", action="store_true", help="replace a build of the same name")
     i.set_defaults(func=run_import)
+
+
+def run_strategy(args) -> int:
+    found = lookup.lookup(resolve_data_dir(), args.strategy, args.hole, args.board, args.history)
+    if args.format == "json":
+        print(json.dumps(found.as_dict()))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table()
+    t.add_column("action")
+    t.add_column("probability", justify="right")
+    for a, p in zip(found.actions, found.probabilities):
+        t.add_row(a, f"{p:.4f}")
+    print(f"{found.strategy}: player {found.player} to act in round {found.round}")
+    print(f"game {found.game}, abstraction {found.abstraction or '- (real game)'}; hole "
+          f"{found.hole}, board {found.board or '-'}, history {found.history or '-'}")
+    print(f"information set: {found.infoset} | {found.history or '-'}"
+          + ("" if found.reached else "  (never reached by the strategy's own play: "
+             "uniform default, no behaviour was solved here)"))
+    Console(width=100).print(t)
+    return 0
 
 
 def run_export(args) -> int:

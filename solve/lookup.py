@@ -1,0 +1,184 @@
+"""What a stored strategy does at a concrete situation: real cards and a betting history in.
+
+    lookup(data_dir, "rhode-island-rhode-island-pa-13-50-250-dcfr", hole="As",
+           board="Kd7c", history="rc/crr")
+
+maps the situation to the information set it belongs to in the strategy's game (the canonical
+hand and public cards up to suit isomorphism, or the bucket sequence of an abstraction) and
+returns that information set's action probabilities and whether the strategy's own play ever
+reaches it. The betting history is in the ACPC match-state notation every poker-AI tool reads:
+``c`` check/call, ``r`` bet/raise, ``f`` fold, rounds separated by ``/`` (a history that has
+just finished a round ends with ``/``). The cards are the acting player's private cards and the
+public cards dealt so far, in the game's card notation (``As``, ``Td``; Leduc ``Ja`` .. ``Kb``;
+Kuhn ``J``, ``Q``, ``K``).
+
+Games defined by limit poker rules (Kuhn, Leduc, Rhode Island Hold'em real and abstracted,
+plug-ins: ``solve.games.registry``) are supported; every bad input (unknown card, a repeated
+card, the wrong number of cards, an illegal history, a board that does not match the
+history's round, a history after which nobody acts) is a one-line :class:`UserError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from schema.errors import UserError, first_line
+from solve.abstractions import load_abstraction
+from solve.games import registry
+from solve.games.compile import ACTION_NAMES, CompiledGame, compile_game
+from solve.games.rules import LimitPokerRules
+from solve.runs import NAME_PATTERN
+from solve.table import read_strategy, strategy_path
+
+_HISTORY_LETTERS = set("crf/")
+
+
+@dataclass
+class Lookup:
+    """The answer: where the situation lands and what the strategy plays there."""
+
+    strategy: str
+    game: str
+    abstraction: str | None
+    player: int                 # 1 or 2: who acts
+    round: int                  # 1-based
+    history: str
+    hole: str                   # as given, normalised ("As")
+    board: str
+    infoset: str                # "As|Kd7c" (real game, canonical) or "3.17.101" (buckets)
+    actions: list[str]
+    probabilities: list[float]
+    reached: bool               # False: the strategy's own play never gets here
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+def parse_cards(text: str, rules: LimitPokerRules, what: str) -> list[int]:
+    """Card ids of ``text`` ("AsKd", "Ja", "K"; spaces and commas ignored)."""
+    s = "".join(ch for ch in (text or "") if ch not in " ,")
+    width = 2 if rules.n_suits > 1 else 1
+    if len(s) % width:
+        raise UserError(f"{what} {text!r}: cards are {width} characters each "
+                        f"(rank {rules.rank_symbols}" + (f", suit {rules.suit_symbols})"
+                                                          if width == 2 else ")"))
+    cards = []
+    for i in range(0, len(s), width):
+        tok = s[i:i + width]
+        r = _index(rules.rank_symbols, tok[0])
+        su = _index(rules.suit_symbols, tok[1]) if width == 2 else 0
+        if r is None or su is None:
+            raise UserError(f"{what} {text!r}: {tok!r} is not a card of {rules.name} (ranks "
+                            f"{rules.rank_symbols}" + (f", suits {rules.suit_symbols}"
+                                                       if width == 2 else "") + ")")
+        cards.append(r * rules.n_suits + su)
+    return cards
+
+
+def _index(symbols: str, ch: str) -> int | None:
+    i = symbols.find(ch)
+    if i < 0:
+        i = symbols.lower().find(ch.lower())
+    return i if i >= 0 else None
+
+
+def check_situation(rules: LimitPokerRules, hole: list[int], board: list[int], history: str
+                    ) -> None:
+    """One-line errors for cards or a history that cannot be a situation of ``rules``."""
+    if len(hole) != rules.private_cards:
+        raise UserError(f"--hole: {rules.name} deals {rules.private_cards} private card(s), "
+                        f"got {len(hole)}")
+    seen = hole + board
+    if len(set(seen)) != len(seen):
+        dup = sorted({c for c in seen if seen.count(c) > 1})
+        raise UserError(f"card {rules.card_str(dup[0])} appears twice")
+    if not set(history) <= _HISTORY_LETTERS:
+        bad = sorted(set(history) - _HISTORY_LETTERS)
+        raise UserError(f"--history {history!r}: {bad[0]!r} is not an action (ACPC notation: "
+                        "c check/call, r bet/raise, f fold, '/' ends a round)")
+    rnd = history.count("/")
+    if rnd >= rules.rounds:
+        raise UserError(f"--history {history!r}: {rules.name} has {rules.rounds} betting "
+                        f"round(s), the history has {rnd + 1}")
+    need = sum(rules.public_cards[:rnd + 1])
+    if len(board) != need:
+        raise UserError(f"--board: round {rnd + 1} of {rules.name} (history {history!r}) has "
+                        f"{need} public card(s), got {len(board)}")
+
+
+def locate_infoset(game: CompiledGame, hole: list[int], board: list[int], history: str
+                   ) -> tuple[int, int, int]:
+    """(decision index, information set id, acting player 0/1) of a checked situation in
+    ``game``; ``hole`` is the acting player's private cards."""
+    try:
+        d, h = game.locate(history, board, tuple(hole))
+    except KeyError:
+        raise UserError(f"--history {history!r} is not a decision point of {game.rules.name}: "
+                        "illegal betting, or the hand is over (a fold or the last call)") from None
+    player = int(game.nplayer[game.dnode[d]])
+    return d, int(game.info[d, h]), player
+
+
+def table_head(path: Path) -> dict:
+    """The ``game`` and ``abstraction`` of a strategy table, one-line errors if unreadable."""
+    try:
+        head = pq.read_table(path, columns=["game", "abstraction"]).slice(0, 1).to_pylist()
+    except Exception as exc:  # damaged or foreign file (Arrow's messages run over many lines)
+        raise UserError(f"cannot read strategy table {path}: {first_line(exc)}") from None
+    if not head:
+        raise UserError(f"strategy table {path} is empty")
+    return head[0]
+
+
+class StrategyLookup:
+    """One stored strategy, loaded once, looked up at any number of situations (``at``)."""
+
+    def __init__(self, data_dir: str | Path, name: str):
+        if not NAME_PATTERN.match(name):
+            raise UserError(f"no strategy {name!r}")
+        path = strategy_path(Path(data_dir), name)
+        if not path.exists():
+            raise UserError(f"no strategy {name!r} (looked for {path})")
+        head = table_head(path)
+        spec = registry.games().get(head["game"])
+        if spec is None or spec.representation != "rules":
+            raise UserError(f"look-up supports the games defined by limit poker rules "
+                            f"({', '.join(registry.names(lambda g: g.representation == 'rules'))})"
+                            f"; {name!r} is a {head['game']} strategy")
+        self.name, self.game_name, self.abstraction = name, head["game"], head["abstraction"]
+        self.rules = spec.make_rules()
+        ab = load_abstraction(self.abstraction, self.game_name, data_dir) if self.abstraction else None
+        self.game = compile_game(self.rules, ab)
+        try:
+            self.strategy = read_strategy(path, self.game)
+        except (ValueError, OSError) as exc:
+            raise UserError(f"strategy {name!r}: {exc}") from None
+        self.labels = self.game.infoset_labels()
+
+    def at(self, hole: str, board: str = "", history: str = "") -> Lookup:
+        """What the strategy plays at the situation (module docstring)."""
+        rules, game = self.rules, self.game
+        hole_ids = parse_cards(hole, rules, "--hole")
+        board_ids = parse_cards(board, rules, "--board")
+        check_situation(rules, hole_ids, board_ids, history)
+        d, infoset, player = locate_infoset(game, hole_ids, board_ids, history)
+        node = game.dnode[d]
+        start, count = int(game.child_start[node]), int(game.child_count[node])
+        actions = [ACTION_NAMES[int(a)] for a in game.child_action[start:start + count]]
+        probs = [float(p) for p in self.strategy.probs[infoset, :count]]
+        reached = True if self.strategy.reached is None else bool(self.strategy.reached[infoset])
+        return Lookup(strategy=self.name, game=self.game_name, abstraction=self.abstraction,
+                      player=player + 1, round=history.count("/") + 1, history=history,
+                      hole="".join(rules.card_str(c) for c in hole_ids),
+                      board="".join(rules.card_str(c) for c in board_ids),
+                      infoset=str(self.labels[infoset]), actions=actions, probabilities=probs,
+                      reached=reached)
+
+
+def lookup(data_dir: str | Path, name: str, hole: str, board: str = "", history: str = ""
+           ) -> Lookup:
+    """What stored strategy ``name`` plays at the situation (module docstring)."""
+    return StrategyLookup(data_dir, name).at(hole, board, history)

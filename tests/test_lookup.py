@@ -1,0 +1,116 @@
+"""Look-up at real cards (issue 18, item 1): ``cli.py strategy NAME --hole .. --board ..
+--history ..`` maps a concrete situation to its information set and reads the stored table."""
+
+import itertools
+import json
+
+import pyarrow.parquet as pq
+import pytest
+
+import cli
+from solve.games.rules import leduc
+from solve.lookup import StrategyLookup
+from solve.table import strategy_path
+
+
+@pytest.fixture(scope="module")
+def leduc_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("leduc")
+    assert cli.main(["--data-dir", str(d), "solve", "--game", "leduc", "--algorithm", "cfr+",
+                     "--iterations", "200"]) == 0
+    return d
+
+
+def test_lookup_agrees_with_the_stored_table_on_every_leduc_information_set(leduc_dir):
+    rows = pq.read_table(strategy_path(leduc_dir, "leduc-full-cfr+")).to_pylist()
+    table = {}
+    for r in rows:
+        table.setdefault((r["cards"], r["history"]), {})[r["action"]] = r["probability"]
+    look = StrategyLookup(leduc_dir, "leduc-full-cfr+")
+    rules = leduc()
+    names = [rules.card_str(c) for c in range(rules.n_cards)]
+    seen = set()
+    for hist in sorted({h for _, h in table}):
+        deals = (itertools.permutations(names, 2) if "/" in hist  # every hole and public card
+                 else ((hole, "") for hole in names))             # round 1: no public card yet
+        for hole, board in deals:
+            got = look.at(hole, board, hist)
+            key = (got.infoset, hist)
+            assert key in table, key
+            assert dict(zip(got.actions, got.probabilities)) == pytest.approx(table[key])
+            assert got.infoset.startswith(hole[0])  # the rank is kept; suits canonical
+            seen.add(key)
+    assert seen == set(table)  # every information set of the table is reached by real cards
+
+
+def test_strategy_cli_table_and_json(leduc_dir, capsys):
+    assert cli.main(["--data-dir", str(leduc_dir), "strategy", "leduc-full-cfr+", "--hole", "Qb",
+                     "--board", "Ka", "--history", "rc/r", "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["player"] == 2 and got["round"] == 2 and got["actions"] == ["fold", "call", "raise"]
+    assert sum(got["probabilities"]) == pytest.approx(1.0) and got["reached"] in (True, False)
+    assert cli.main(["--data-dir", str(leduc_dir), "strategy", "leduc-full-cfr+", "--hole", "K"
+                     "a"]) == 0
+    out = capsys.readouterr().out
+    assert "player 1 to act in round 1" in out and "check" in out and "bet" in out
+
+
+@pytest.mark.parametrize("argv, msg", [
+    (["--hole", "Zz"], "is not a card of leduc"),
+    (["--hole", "Qb", "--board", "Qb", "--history", "rc/"], "card Qb appears twice"),
+    (["--hole", "QbKa"], "deals 1 private card(s), got 2"),
+    (["--hole", "Qb", "--history", "rc/"], "has 1 public card(s), got 0"),
+    (["--hole", "Qb", "--board", "Ka", "--history", "rc"], "has 0 public card(s), got 1"),
+    (["--hole", "Qb", "--history", "rx"], "'x' is not an action"),
+    (["--hole", "Qb", "--board", "Ka", "--history", "rc/rrrr"], "is not a decision point"),
+    (["--hole", "Qb", "--board", "Ka", "--history", "rc/rf"], "is not a decision point"),
+    (["--hole", "Qb", "--board", "KaJa", "--history", "rc/cc/"], "has 2 betting round(s)"),
+])
+def test_bad_situations_are_one_line_errors(leduc_dir, capsys, argv, msg):
+    assert cli.main(["--data-dir", str(leduc_dir), "strategy", "leduc-full-cfr+", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and msg in err and err.count("\n") == 1
+
+
+def test_unknown_strategy_is_a_one_line_error(tmp_path, capsys):
+    assert cli.main(["--data-dir", str(tmp_path), "strategy", "nope", "--hole", "As"]) == 2
+    assert capsys.readouterr().err.startswith("error: no strategy 'nope'")
+
+
+def test_rhode_island_abstraction_lookup_finds_the_buckets_of_the_canonical_hand(tmp_path, capsys):
+    # the bucket sequence found for real cards is the abstraction's bucket of each round's
+    # canonical hand, read straight from its bucket tables
+    import numpy as np
+
+    from etl.rhode_island import hand_tree
+    from solve.games.rules import rhode_island
+
+    d = str(tmp_path)
+    assert cli.main(["--data-dir", d, "build-abstraction", "--game", "rhode-island", "--method",
+                     "eb", "--buckets", "13,20,40", "--name", "ab", "--n-init", "1"]) == 0
+    assert cli.main(["--data-dir", d, "solve", "--game", "rhode-island", "--abstraction", "ab",
+                     "--algorithm", "dcfr", "--iterations", "10"]) == 0
+    capsys.readouterr()
+    buckets = {}
+    for r in range(3):
+        t = pq.read_table(tmp_path / "abstractions" / "ab" / f"round{r}.parquet").to_pydict()
+        buckets[r] = dict(zip(t["hand"], t["bucket"]))
+    tree = hand_tree()
+    rules = rhode_island()
+    look = StrategyLookup(d, "rhode-island-ab-dcfr")
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        cards = [int(c) for c in rng.choice(52, 3, replace=False)]
+        rnd = int(rng.integers(0, 3))
+        history = ["", "rc/", "rc/cc/"][rnd] + ["", "r", "c"][int(rng.integers(0, 3))]
+        if rnd == 0:
+            history = history or "c"  # player 2 holds the hole card: "c" is their turn
+            hole_player = 2
+        else:
+            hole_player = 1 if len(history.split("/")[-1]) % 2 == 0 else 2
+        got = look.at(rules.card_str(cards[0]), "".join(rules.card_str(c) for c in cards[1:rnd + 1]),
+                      history)
+        assert got.player == hole_player
+        want = [buckets[r][int(tree[r].index_of(np.array([cards[:r + 1]]))[0])]
+                for r in range(rnd + 1)]
+        assert got.infoset == ".".join(str(b) for b in want)
