@@ -30,6 +30,7 @@ import numpy as np
 from schema.errors import UserError
 from solve.games import registry
 from solve.games.limit_tree import limit_tree
+from solve.loop import iterate_until
 
 ALGORITHMS = ("lp",) + registry.CFR_FAMILY + registry.TREE_ALGORITHMS
 
@@ -227,25 +228,15 @@ def _iterate(args, sf, t0):
         solver = SequenceCFR(sf, args.algorithm)
     default = 1000 if args.target_exploitability is None and args.time_limit is None else None
     total = args.iterations if args.iterations is not None else default
-    every = args.check_every or 50
-    done = 0
     bar = progress_bar(total=total, unit="it", desc=f"{args.algorithm} {args.game}")
     try:
-        while total is None or done < total:
-            step = every if total is None else min(every, total - done)
-            solver.iterate(step)
-            done += step
-            bar.update(step)
-            e = exploitability(sf, *solver.average())
-            bar.set_postfix(exploitability=f"{e:.4g}")
-            if args.target_exploitability is not None and e < args.target_exploitability:
-                break
-            if args.time_limit is not None and time.time() - t0 >= args.time_limit:
-                break
+        iterate_until(solver, None, args.check_every or 50, total=total,
+                      target=args.target_exploitability, time_limit=args.time_limit, started=t0,
+                      bar=bar, measure_fn=lambda: exploitability(sf, *solver.average()))
     finally:
         bar.close()
     x, y = solver.average()
-    return x, y, done
+    return x, y, solver.iteration
 
 
 PARAMS = ("small_blind", "big_blind", "ante", "bet", "grid", "buckets")

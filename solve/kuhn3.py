@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from solve.loop import iterate_until
+
 N_PLAYERS = 3
 CARDS = "JQKA"
 ALGORITHMS = ("cfr", "cfr+", "dcfr")
@@ -243,19 +245,12 @@ def solve_command(args, name: str, data_dir: Path) -> int:
     t0 = time.time()
     solver = Kuhn3Solver(args.algorithm)
     total = args.iterations or (None if (args.target_exploitability or args.time_limit) else 1000)
-    every = args.check_every or 50
     bar = progress_bar(total=total, unit="it", desc=f"{args.algorithm} kuhn3")
     try:
-        while total is None or solver.iteration_ < total:
-            step = every if total is None else min(every, total - solver.iteration_)
-            solver.iterate(step)
-            bar.update(step)
-            nc = nash_conv(solver.game, solver.average_strategy())
-            bar.set_postfix(nash_conv=f"{nc:.4g}")
-            if args.target_exploitability is not None and nc < args.target_exploitability:
-                break
-            if args.time_limit is not None and time.time() - t0 >= args.time_limit:
-                break
+        iterate_until(solver, None, args.check_every or 50, total=total,
+                      target=args.target_exploitability, time_limit=args.time_limit, started=t0,
+                      bar=bar, label="nash_conv",
+                      measure_fn=lambda: nash_conv(solver.game, solver.average_strategy()))
     finally:
         bar.close()
     strat = solver.average_strategy()

@@ -1,6 +1,8 @@
-"""The CFR solve loop shared by ``cli.py solve`` and ``cli.py compare``: iterate in steps,
-checkpoint and check the exploitability after each, stop at a target, a time limit or an
-iteration count."""
+"""The solve loop every iterative solver of ``cli.py solve`` and ``cli.py compare`` runs
+through (CFR family on compiled games and on the type form, sequence-form CFR and EGT on
+generic trees, three-player Kuhn): iterate in steps, checkpoint and measure after each, stop at
+a target, a time limit or an iteration count. (The Texas Hold'em solver, whose stop rules add
+wall-clock checkpoints and sampled evaluations, has its own in ``solve.holdem_solve``.)"""
 
 from __future__ import annotations
 
@@ -34,7 +36,8 @@ def check_positive_finite(args, *flags: str) -> None:
 def iterate_until(solver, game, every: int, *, total: int | None = None,
                   target: float | None = None, time_limit: float | None = None,
                   started: float | None = None, min_iteration: int | None = None,
-                  expl: float = math.inf, checkpoint=None, bar=None) -> float:
+                  expl: float = math.inf, checkpoint=None, bar=None,
+                  measure_fn=None, label: str = "exploitability") -> float:
     """Run ``solver`` (``solve.cfr.CFRSolver``, or ``solve.abstract_cfr.AbstractFormSolver``, on
     ``game``) in steps of ``every`` iterations
     (the last one shorter so as to stop at ``total`` iterations in all, counting any resumed).
@@ -47,16 +50,24 @@ def iterate_until(solver, game, every: int, *, total: int | None = None,
     -- but the time limit never stops it before the solver is past ``min_iteration`` (default:
     the iteration it starts at, so at least one step is run) -- or when ``total`` is reached.
 
+    ``measure_fn()``, if given, measures instead (``game`` may then be None), e.g. the
+    exploitability on a sequence form or the NashConv of a three-player game; the bar shows it
+    as ``label``. The solver counts its iterations in ``iteration_`` (or ``iteration``).
+
     Returns the last exploitability measured (``expl`` if no step was run).
     """
-    abstract = game.abstraction is not None
+    if measure_fn is None:
+        abstract = game.abstraction is not None
+
+        def measure_fn():
+            return measure(solver, game, abstract)
     started = time.time() if started is None else started
-    floor = solver.iteration_ if min_iteration is None else min_iteration
+    floor = iterations(solver) if min_iteration is None else min_iteration
     while target is None or expl >= target:
-        if (time_limit is not None and solver.iteration_ > floor
+        if (time_limit is not None and iterations(solver) > floor
                 and time.time() - started >= time_limit):
             break
-        step = every if total is None else min(every, total - solver.iteration_)
+        step = every if total is None else min(every, total - iterations(solver))
         if step <= 0:
             break
         solver.iterate(step)
@@ -64,10 +75,15 @@ def iterate_until(solver, game, every: int, *, total: int | None = None,
             bar.update(step)
         if checkpoint is not None:
             solver.save(checkpoint)
-        expl = measure(solver, game, abstract)
+        expl = measure_fn()
         if bar is not None:
-            bar.set_postfix(exploitability=f"{expl:.4g}")
+            bar.set_postfix({label: f"{expl:.4g}"})
     return expl
+
+
+def iterations(solver) -> int:
+    """Iterations ``solver`` has run (``iteration_``, or ``iteration`` for the tree solvers)."""
+    return solver.iteration_ if hasattr(solver, "iteration_") else solver.iteration
 
 
 def measure(solver, game, abstract: bool) -> float:
