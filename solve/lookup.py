@@ -13,7 +13,10 @@ public cards dealt so far, in the game's card notation (``As``, ``Td``; Leduc ``
 Kuhn ``J``, ``Q``, ``K``).
 
 Games defined by limit poker rules (Kuhn, Leduc, Rhode Island Hold'em real and abstracted,
-plug-ins: ``solve.games.registry``) are supported; every bad input (unknown card, a repeated
+plug-ins: ``solve.games.registry``) and limit Texas Hold'em on an abstraction (the bucket of
+each round from the abstraction's tables through the canonical hand index, as the solver
+looks them up; "reached" there means the solver's average strategy holds weight at that
+information set) are supported; every bad input (unknown card, a repeated
 card, the wrong number of cards, an illegal history, a board that does not match the
 history's round, a history after which nobody acts) is a one-line :class:`UserError`.
 """
@@ -23,13 +26,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow.parquet as pq
 
+from etl.cards import format_card
+from etl.cards import parse_cards as parse_holdem
 from schema.errors import UserError, first_line
+from solve import _holdem_kernels as HK
 from solve.abstractions import load_abstraction
 from solve.games import registry
 from solve.games.compile import ACTION_NAMES, CompiledGame, compile_game
 from solve.games.rules import LimitPokerRules
+from solve.holdem import indexer_tables
+from solve.holdem_solve import load_policy
 from solve.runs import NAME_PATTERN
 from solve.table import read_strategy, strategy_path
 
@@ -178,7 +187,77 @@ class StrategyLookup:
                       reached=reached)
 
 
+class HoldemLookup:
+    """A stored limit Texas Hold'em strategy (its average weights, memory-mapped, and its
+    abstraction's bucket lookups), looked up at any number of situations (``at``)."""
+
+    def __init__(self, data_dir: str | Path, name: str):
+        self.name = name
+        policy, tree = load_policy(name, Path(data_dir), {})
+        self.policy, self.tree = policy, tree
+        self.node = {tree.history[n]: int(n) for n in tree.decision_nodes()}
+        self.tabs = indexer_tables()
+        self.abstraction = policy.buckets.name
+
+    def at(self, hole: str, board: str = "", history: str = "") -> Lookup:
+        buckets, tree = self.policy.buckets, self.tree
+        try:
+            hole_ids = [int(c) for c in parse_holdem(hole or "")]
+            board_ids = [int(c) for c in parse_holdem(board or "")]
+        except ValueError as exc:
+            raise UserError(f"{exc}") from None
+        if len(hole_ids) != 2:
+            raise UserError(f"--hole: holdem deals 2 private cards, got {len(hole_ids)}")
+        seen = hole_ids + board_ids
+        if len(set(seen)) != len(seen):
+            dup = sorted({c for c in seen if seen.count(c) > 1})
+            raise UserError(f"card {format_card(dup[0])} appears twice")
+        if not set(history) <= _HISTORY_LETTERS:
+            bad = sorted(set(history) - _HISTORY_LETTERS)
+            raise UserError(f"--history {history!r}: {bad[0]!r} is not an action (ACPC "
+                            "notation: c check/call, r bet/raise, f fold, '/' ends a round)")
+        rnd = history.count("/")
+        if rnd >= buckets.n_rounds:
+            raise UserError(f"--history {history!r}: the game has {buckets.n_rounds} betting "
+                            f"round(s), the history has {rnd + 1}")
+        need = (0, 3, 4, 5)[rnd]
+        if len(board_ids) != need:
+            raise UserError(f"--board: round {rnd + 1} of holdem (history {history!r}) has "
+                            f"{need} public cards, got {len(board_ids)}")
+        n = self.node.get(history)
+        if n is None:
+            raise UserError(f"--history {history!r} is not a decision point of holdem: illegal "
+                            "betting, or the hand is over (a fold or the last call)")
+        padded = np.zeros(5, np.int64)
+        padded[:len(board_ids)] = board_ids
+        out = np.zeros(4, np.int64)
+        # only the rounds dealt so far: the kernel indexes the cards of every round it is given
+        HK.hand_buckets(hole_ids[0], hole_ids[1], padded, rnd + 1, buckets.arrays, self.tabs,
+                        buckets.river_key, np.zeros(7, np.int64), out)
+        k = int(tree.nact[n])
+        off = self.policy.offset
+        base = int(off[n, 0] + out[rnd] * off[n, 1])
+        w = np.asarray(self.policy.weights[base:base + k], dtype=np.float64)
+        total = w.sum()
+        probs = (w / total if total > 0 else np.full(k, 1.0 / k)).tolist()
+        return Lookup(strategy=self.name, game="holdem", abstraction=self.abstraction,
+                      player=int(tree.player[n]) + 1, round=rnd + 1, history=history,
+                      hole="".join(format_card(c) for c in hole_ids),
+                      board="".join(format_card(c) for c in board_ids),
+                      infoset=".".join(str(int(b)) for b in out[:rnd + 1]),
+                      actions=tree.action_names(n), probabilities=probs, reached=bool(total > 0))
+
+
+def open_lookup(data_dir: str | Path, name: str):
+    """The look-up of stored strategy ``name``: :class:`HoldemLookup` for a Texas Hold'em
+    strategy, :class:`StrategyLookup` for the others."""
+    if NAME_PATTERN.match(name) and (Path(data_dir) / "strategies" / name / "run.json").exists() \
+            and (Path(data_dir) / "strategies" / name / "average.npy").exists():
+        return HoldemLookup(data_dir, name)
+    return StrategyLookup(data_dir, name)
+
+
 def lookup(data_dir: str | Path, name: str, hole: str, board: str = "", history: str = ""
            ) -> Lookup:
     """What stored strategy ``name`` plays at the situation (module docstring)."""
-    return StrategyLookup(data_dir, name).at(hole, board, history)
+    return open_lookup(data_dir, name).at(hole, board, history)

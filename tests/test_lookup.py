@@ -114,3 +114,53 @@ def test_rhode_island_abstraction_lookup_finds_the_buckets_of_the_canonical_hand
         want = [buckets[r][int(tree[r].index_of(np.array([cards[:r + 1]]))[0])]
                 for r in range(rnd + 1)]
         assert got.infoset == ".".join(str(b) for b in want)
+
+
+def test_holdem_lookup_finds_the_abstraction_buckets_and_the_stored_probabilities(tmp_path,
+                                                                                  capsys):
+    # sampled deals: the bucket of each round is the abstraction's bucket of the canonical hand
+    # index (etl.isomorphism, independently of the solver's kernel), the probabilities those of
+    # the stored strategy table at (bucket sequence, history)
+    import numpy as np
+
+    from etl.cards import format_card
+    from etl.isomorphism import HandIndexer
+    from solve.holdem import synthetic_buckets
+    from solve.lookup import open_lookup
+
+    d = str(tmp_path)
+    assert cli.main(["--data-dir", d, "solve", "--game", "holdem", "--abstraction",
+                     "synthetic:3,6", "--max-bets", "2", "--name", "h", "--iterations", "3000",
+                     "--lbr-deals", "20", "--h2h-deals", "500"]) == 0
+    capsys.readouterr()
+    rows = pq.read_table(strategy_path(tmp_path, "h")).to_pylist()
+    table = {}
+    for r in rows:
+        table.setdefault((r["cards"], r["history"]), {})[r["action"]] = r["probability"]
+    buckets = synthetic_buckets((3, 6), n_rounds=2)
+    indexers = [HandIndexer((2,)), HandIndexer((2, 3))]
+    look = open_lookup(d, "h")
+    histories = sorted({h for _, h in table})
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        cards = [int(c) for c in rng.choice(52, 5, replace=False)]
+        history = histories[int(rng.integers(len(histories)))]
+        rnd = history.count("/")
+        board = cards[2:5] if rnd else []
+        got = look.at("".join(format_card(c) for c in cards[:2]),
+                      "".join(format_card(c) for c in board), history)
+        want = [int(buckets.arrays[r][int(indexers[r].index(np.array([cards[:2 + 3 * r]],
+                                                                          np.uint8))[0])])
+                for r in range(rnd + 1)]
+        assert got.infoset == ".".join(map(str, want))
+        assert dict(zip(got.actions, got.probabilities)) == pytest.approx(
+            table[(got.infoset, history)], abs=1e-6)
+        assert got.round == rnd + 1
+    assert cli.main(["--data-dir", d, "strategy", "h", "--hole", "AsKd", "--board", "7c8h9s",
+                     "--history", "rc/r", "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["game"] == "holdem" and got["player"] == 1 and got["actions"] == ["fold", "call",
+                                                                                  "raise"]
+    assert cli.main(["--data-dir", d, "strategy", "h", "--hole", "AsKd", "--board", "7c8h",
+                     "--history", "rc/"]) == 2
+    assert "has 3 public cards, got 2" in capsys.readouterr().err
