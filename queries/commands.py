@@ -166,7 +166,8 @@ def _json_default(value):
 
 def register_compare(subparsers: argparse._SubParsersAction) -> None:
     """``compare`` and ``experiment`` (issue 5; ``queries.compare``, ``queries.experiment``)."""
-    from queries import compare, experiment
+    from queries import compare, experiment, range_grid
 
     compare.register(subparsers)
     experiment.register(subparsers)
+    range_grid.register(subparsers)

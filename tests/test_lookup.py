@@ -164,3 +164,40 @@ def test_holdem_lookup_finds_the_abstraction_buckets_and_the_stored_probabilitie
     assert cli.main(["--data-dir", d, "strategy", "h", "--hole", "AsKd", "--board", "7c8h",
                      "--history", "rc/"]) == 2
     assert "has 3 public cards, got 2" in capsys.readouterr().err
+
+
+def test_range_grid_is_the_mean_of_the_lookups_of_each_class(tmp_path, capsys):
+    import numpy as np
+
+    from queries.range_grid import cell_name, range_grid
+    from solve.lookup import open_lookup
+
+    d = str(tmp_path)
+    assert cli.main(["--data-dir", d, "solve", "--game", "holdem", "--abstraction",
+                     "synthetic:3,6", "--max-bets", "2", "--name", "h", "--iterations", "2000",
+                     "--lbr-deals", "20", "--h2h-deals", "500"]) == 0
+    grid = range_grid(d, "h", "rc/", "7c8h9s")
+    combos = np.array(grid["combos"])
+    assert combos.sum() == 1176  # C(49, 2): the hands the flop does not block
+    cells = grid["cells"]
+    assert cells[0][0] == "AA" and cells[0][1] == "AKs" and cells[1][0] == "AKo"
+    assert cells[12][12] == "22" and cell_name(5, 3) == "J9o"
+    assert combos[0][0] == 6 and combos[0][1] == 4 and combos[1][0] == 12
+    assert combos[5][5] == 3 and combos[6][4] == 9  # 9s, 8h on the board: 99 and T8o lose combos
+    look = open_lookup(d, "h")
+    probs = np.array(grid["probabilities"])
+    for hole, (r, c) in {"AsKs": (0, 1), "AhKd": (1, 0), "9c9d": (5, 5)}.items():
+        same = {"AsKs": ["AcKc", "AdKd", "AhKh", "AsKs"],
+                "AhKd": [a + b for a in ("Ac", "Ad", "Ah", "As") for b in ("Kc", "Kd", "Kh", "Ks")
+                         if a[1] != b[1]],
+                "9c9d": ["9c9d", "9c9h", "9d9h"]}[hole]
+        want = np.mean([look.at(h, "7c8h9s", "rc/").probabilities for h in same], axis=0)
+        assert probs[:, r, c] == pytest.approx(want)
+    out = tmp_path / "range.png"
+    assert cli.main(["--data-dir", d, "plot-range", "h", "--history", "rc/", "--board",
+                     "7c8h9s", "--out", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "player 2 at history 'rc/'" in capsys.readouterr().out
+    assert cli.main(["--data-dir", d, "solve", "--game", "kuhn", "--iterations", "10"]) == 0
+    assert cli.main(["--data-dir", d, "plot-range", "kuhn-full-cfr+"]) == 2
+    assert "range grids are for Texas Hold'em" in capsys.readouterr().err

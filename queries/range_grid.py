@@ -1,0 +1,134 @@
+"""Range pictures: the classic 13x13 grid of a Texas Hold'em strategy at one situation.
+
+    python cli.py plot-range NAME --history rc/ --board 7c8h9s --out range.png
+
+Rows and columns are ranks from ace down to deuce; pairs on the diagonal, suited hands above
+it (row = higher rank), offsuit hands below. Each cell is one of the 169 preflop classes; its
+probabilities are the mean over the class's card combinations the board does not block
+(each combination looked up with :mod:`solve.lookup`, so each is mapped to its own bucket).
+One panel per action, coloured by that action's probability; the picture every poker player
+reads at a glance. ``range_grid`` returns the numbers (for the JSON API and tests).
+"""
+
+from __future__ import annotations
+
+import argparse
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+
+from etl.cards import RANK_CHARS, format_card, parse_cards
+from schema.errors import UserError
+from schema.paths import data_dir as resolve_data_dir
+from solve.lookup import HoldemLookup, open_lookup
+
+RANKS_DESC = RANK_CHARS[::-1]  # A K Q ... 2: the grid's row and column order
+
+
+def cell_of(c0: int, c1: int) -> tuple[int, int]:
+    """(row, column) of hole cards c0, c1 in the grid (suited above the diagonal)."""
+    r0, r1 = 12 - c0 // 4, 12 - c1 // 4  # 0 = ace
+    hi, lo = min(r0, r1), max(r0, r1)
+    return (hi, lo) if c0 % 4 == c1 % 4 else (lo, hi)
+
+
+def cell_name(row: int, col: int) -> str:
+    """"AA", "AKs" (above the diagonal), "AKo" (below)."""
+    if row == col:
+        return RANKS_DESC[row] * 2
+    hi, lo = min(row, col), max(row, col)
+    return RANKS_DESC[hi] + RANKS_DESC[lo] + ("s" if row < col else "o")
+
+
+def range_grid(data_dir, name: str, history: str = "", board: str = "") -> dict:
+    """``{"actions": [...], "player": p, "probabilities": (A, 13, 13) list, "combos": (13, 13)
+    list, "cells": (13, 13) names}`` of Texas Hold'em strategy ``name`` at ``history`` and
+    ``board`` (the acting player's hands; NaN where every combination is blocked)."""
+    look = open_lookup(data_dir, name)
+    if not isinstance(look, HoldemLookup):
+        raise UserError(f"range grids are for Texas Hold'em strategies (two hole cards); "
+                        f"{name!r} is not one")
+    try:
+        board_ids = [int(c) for c in parse_cards(board or "")]
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    actions, player = None, None
+    total = count = None
+    for c0, c1 in combinations(range(52), 2):
+        if c0 in board_ids or c1 in board_ids:
+            continue
+        got = look.at(format_card(c1) + format_card(c0), board, history)
+        if actions is None:
+            actions, player = got.actions, got.player
+            total = np.zeros((len(actions), 13, 13))
+            count = np.zeros((13, 13))
+        r, c = cell_of(c0, c1)
+        total[:, r, c] += got.probabilities
+        count[r, c] += 1
+    if actions is None:
+        raise UserError("the board blocks every hand")
+    with np.errstate(invalid="ignore"):
+        probs = total / count
+    return {"strategy": name, "history": history, "board": board, "player": player,
+            "actions": actions, "probabilities": probs.tolist(), "combos": count.tolist(),
+            "cells": [[cell_name(r, c) for c in range(13)] for r in range(13)]}
+
+
+def plot_range(grid: dict, path: Path) -> Path:
+    """One 13x13 panel per action, coloured by its probability; PNG at ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    probs = np.asarray(grid["probabilities"], dtype=float)
+    k = len(grid["actions"])
+    fig, axes = plt.subplots(1, k, figsize=(4.6 * k, 4.9), squeeze=False)
+    for a, ax in enumerate(axes[0]):
+        im = ax.imshow(probs[a], vmin=0, vmax=1, cmap="viridis")
+        for r in range(13):
+            for c in range(13):
+                v = probs[a, r, c]
+                ax.text(c, r, grid["cells"][r][c], ha="center", va="center", fontsize=5.5,
+                        color="white" if not np.isnan(v) and v < 0.5 else "black")
+        ax.set_xticks(range(13), list(RANKS_DESC))
+        ax.set_yticks(range(13), list(RANKS_DESC))
+        ax.set_title(f"{grid['actions'][a]}")
+        fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+    fig.suptitle(f"{grid['strategy']}: player {grid['player']}, history "
+                 f"'{grid['history'] or '-'}', board {grid['board'] or '-'}")
+    fig.tight_layout()
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp.png")
+    fig.savefig(tmp, dpi=130)
+    plt.close(fig)
+    tmp.replace(path)  # atomic: a half-written picture never has the final name
+    return path
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("plot-range", help="13x13 range grid of a Texas Hold'em strategy "
+                              "at a history and board (PNG)", description=__doc__,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("strategy", help="Texas Hold'em strategy name")
+    p.add_argument("--history", default="", help="betting so far, ACPC notation (e.g. rc/)")
+    p.add_argument("--board", default="", help="public cards dealt so far (e.g. 7c8h9s)")
+    p.add_argument("--out", default=None, help="PNG path (default: NAME-range.png here)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    grid = range_grid(resolve_data_dir(), args.strategy, args.history, args.board)
+    out = Path(args.out or f"{args.strategy}-range.png")
+    if not out.parent.is_dir():
+        raise UserError(f"--out: no directory {out.parent}")
+    plot_range(grid, out)
+    probs = np.asarray(grid["probabilities"])
+    combos = np.asarray(grid["combos"])
+    mean = [float(np.nansum(probs[a] * combos) / combos.sum()) for a in range(len(probs))]
+    print(f"player {grid['player']} at history '{args.history or '-'}', board "
+          f"{args.board or '-'}: " + ", ".join(f"{a} {m:.3f}" for a, m in
+                                               zip(grid["actions"], mean)) + " (over all hands)")
+    print(out)
+    return 0
