@@ -23,6 +23,7 @@ import pyarrow as pa
 from queries import sandbox
 from queries.views import create_views
 from schema.errors import UserError
+from schema.optional import import_optional
 from schema.paths import data_dir as resolve_data_dir
 
 
@@ -171,3 +172,32 @@ def register_compare(subparsers: argparse._SubParsersAction) -> None:
     compare.register(subparsers)
     experiment.register(subparsers)
     range_grid.register(subparsers)
+    s = subparsers.add_parser("serve", help="the JSON API (look-ups, range grids, read-only SQL)",
+                              description=_api_doc(),
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    s.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    s.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    s.add_argument("--token", default=None,
+                   help="bearer token every request must carry (required off loopback)")
+    s.set_defaults(func=serve)
+
+
+def _api_doc() -> str:
+    api = import_optional("queries.api")
+    return api.__doc__ if api is not None else "the JSON API (needs fastapi and uvicorn)"
+
+
+def serve(args) -> int:
+    """``cli.py serve``: run the API with uvicorn until Ctrl-C."""
+    api = import_optional("queries.api")
+    uvicorn = import_optional("uvicorn")
+    if api is None or uvicorn is None:
+        raise UserError("serve needs fastapi and uvicorn: pip install -r requirements.txt")
+    if not api.is_loopback(args.host) and not args.token:
+        raise UserError(f"--host {args.host} is reachable from other machines: give --token")
+    if not 0 < args.port < 65536:
+        raise UserError(f"--port must be 1..65535, got {args.port}")
+    print(f"serving {resolve_data_dir()} on http://{args.host}:{args.port} (docs at /docs)")
+    uvicorn.run(api.create_app(resolve_data_dir(), args.token), host=args.host, port=args.port,
+                log_level="warning")
+    return 0

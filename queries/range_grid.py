@@ -41,11 +41,12 @@ def cell_name(row: int, col: int) -> str:
     return RANKS_DESC[hi] + RANKS_DESC[lo] + ("s" if row < col else "o")
 
 
-def range_grid(data_dir, name: str, history: str = "", board: str = "") -> dict:
+def range_grid(data_dir, name: str, history: str = "", board: str = "", look=None) -> dict:
     """``{"actions": [...], "player": p, "probabilities": (A, 13, 13) list, "combos": (13, 13)
     list, "cells": (13, 13) names}`` of Texas Hold'em strategy ``name`` at ``history`` and
-    ``board`` (the acting player's hands; NaN where every combination is blocked)."""
-    look = open_lookup(data_dir, name)
+    ``board`` (the acting player's hands; NaN where every combination is blocked); ``look``:
+    the strategy's look-up if already open."""
+    look = open_lookup(data_dir, name) if look is None else look
     if not isinstance(look, HoldemLookup):
         raise UserError(f"range grids are for Texas Hold'em strategies (two hole cards); "
                         f"{name!r} is not one")

@@ -1,0 +1,222 @@
+"""The JSON API: stored strategies and abstractions, look-ups, range grids and read-only SQL.
+
+    python cli.py serve                      # http://127.0.0.1:8000, OpenAPI docs at /docs
+    python cli.py serve --host 0.0.0.0 --token SECRET   # off loopback a token is required
+
+Endpoints (all GET, JSON):
+
+- ``/strategies``, ``/abstractions``: what the catalog holds;
+- ``/strategies/{name}/lookup?hole=AsKd&board=7c8h9s&history=rc/r``: what the strategy plays
+  there (:mod:`solve.lookup`; the same fields as ``cli.py strategy --format json``);
+- ``/strategies/{name}/range?history=rc/&board=7c8h9s``: the 13x13 grid of a Texas Hold'em
+  strategy (:mod:`queries.range_grid`; cells every combination of which is blocked are null);
+- ``/sql?q=SELECT...&limit=100``: one read-only statement in the SQL sandbox
+  (:mod:`queries.sandbox`: SELECT only, no files outside the data directory, a time limit and
+  a row limit);
+- ``/``: one HTML page that draws the range grid of a chosen strategy and history.
+
+Bad input is a 400 with ``{"error": "<one line>"}``; an unknown strategy a 404. With a token,
+every request needs ``Authorization: Bearer TOKEN``. Opened strategies are kept (a few, least
+recently used dropped first) so repeated look-ups cost microseconds, not a load.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import secrets
+from collections import OrderedDict
+from pathlib import Path
+from threading import Lock
+
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse
+
+from queries import sandbox
+from queries.range_grid import range_grid
+from schema.errors import UserError
+from solve.lookup import open_lookup
+
+#: Row and time limits of ``/sql`` (a caller may ask for fewer rows, not more).
+SQL_MAX_ROWS = 10_000
+SQL_TIMEOUT = 10.0  # seconds
+SQL_MAX_CHARS = 10_000
+OPEN_STRATEGIES = 4
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class _Lookups:
+    """The strategies opened so far, at most ``size``, least recently used dropped first."""
+
+    def __init__(self, data_dir: Path, size: int = OPEN_STRATEGIES):
+        self.data_dir, self.size = data_dir, size
+        self.open: OrderedDict = OrderedDict()
+        self.lock = Lock()
+
+    def get(self, name: str):
+        with self.lock:
+            if name in self.open:
+                self.open.move_to_end(name)
+                return self.open[name]
+        look = open_lookup(self.data_dir, name)  # outside the lock: loading takes a while
+        with self.lock:
+            self.open[name] = look
+            while len(self.open) > self.size:
+                self.open.popitem(last=False)
+        return look
+
+
+def _json_safe(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, list):
+        return [_json_safe(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _json_safe(x) for k, x in v.items()}
+    return v
+
+
+def create_app(data_dir: str | Path, token: str | None = None) -> FastAPI:
+    """The API over ``data_dir`` (module docstring); ``token``: required bearer token."""
+    data_dir = Path(data_dir)
+    app = FastAPI(title="poker abstraction and strategy service",
+                  description=__doc__.split("\n\n")[0])
+    lookups = _Lookups(data_dir)
+    limits = sandbox.Limits(timeout=SQL_TIMEOUT, memory_limit="1GB", threads=1)
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next):
+        if token is not None:
+            got = request.headers.get("authorization", "")
+            if not secrets.compare_digest(got.encode(), f"Bearer {token}".encode()):
+                return JSONResponse({"error": "missing or wrong token"}, status_code=401)
+        return await call_next(request)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_parameters(request: Request, exc: RequestValidationError):
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(x) for x in first.get("loc", ()) if x != "query")
+        return JSONResponse({"error": f"{where}: {first.get('msg', 'invalid')}"},
+                            status_code=400)
+
+    @app.exception_handler(UserError)
+    async def user_error(request: Request, exc: UserError):
+        msg = str(exc).splitlines()[0] if str(exc) else "bad request"
+        status = 404 if msg.startswith("no strategy") else 400
+        return JSONResponse({"error": msg}, status_code=status)
+
+    def query(sql: str, limit: int = SQL_MAX_ROWS) -> list[dict]:
+        return _json_safe(sandbox.run(data_dir, sql, limits, limit).to_pylist())
+
+    @app.get("/strategies", summary="stored strategies (catalog)")
+    def strategies() -> list[dict]:
+        if not (data_dir / "poker.duckdb").exists():
+            return []
+        return query("SELECT name, game, abstraction, algorithm, iterations, exploitability, "
+                     "abstract_exploitability, value FROM solve_runs ORDER BY name")
+
+    @app.get("/abstractions", summary="built abstractions (catalog)")
+    def abstractions() -> list[dict]:
+        if not (data_dir / "poker.duckdb").exists():
+            return []
+        return query("SELECT name, game, method, buckets, built FROM abstractions ORDER BY name")
+
+    @app.get("/strategies/{name}/lookup", summary="what a strategy plays at real cards")
+    def lookup(name: str, hole: str, board: str = "", history: str = "") -> dict:
+        return lookups.get(name).at(hole, board, history).as_dict()
+
+    @app.get("/strategies/{name}/range", summary="13x13 range grid (Texas Hold'em)")
+    def grid(name: str, history: str = "", board: str = "") -> dict:
+        return _json_safe(range_grid(data_dir, name, history, board, look=lookups.get(name)))
+
+    @app.get("/sql", summary="one read-only SQL statement (SELECT only; row and time limits)")
+    def sql(q: str = Query(..., max_length=SQL_MAX_CHARS),
+            limit: int = Query(SQL_MAX_ROWS, ge=0, le=SQL_MAX_ROWS)) -> dict:
+        if not (data_dir / "poker.duckdb").exists():
+            raise UserError("no database yet in the data directory")
+        return {"rows": query(q, limit), "limit": limit}
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def page() -> str:
+        return PAGE
+
+    return app
+
+
+PAGE = """<!doctype html>
+<html><head><meta charset="utf-8"><title>range grid</title>
+<style>
+body{font-family:sans-serif;margin:1.5em}
+table{border-collapse:collapse;margin-top:1em}
+td{width:2.6em;height:1.8em;text-align:center;font-size:11px;border:1px solid #ddd}
+</style></head>
+<body>
+<h1>Range grid</h1>
+<label>strategy <select id="strategy"></select></label>
+<label>history <input id="history" value="" size="12"></label>
+<label>board <input id="board" value="" size="12"></label>
+<label>action <select id="action"></select></label>
+<button id="show">show</button>
+<p id="status"></p>
+<table id="grid"></table>
+<script>
+let last = null;
+async function api(path) {
+  const r = await fetch(path);
+  const body = await r.json();
+  if (!r.ok) throw new Error(body.error || r.statusText);
+  return body;
+}
+function draw() {
+  const t = document.getElementById('grid');
+  t.innerHTML = '';
+  if (!last) return;
+  const a = Math.max(0, last.actions.indexOf(document.getElementById('action').value));
+  for (let r = 0; r < 13; r++) {
+    const tr = t.insertRow();
+    for (let c = 0; c < 13; c++) {
+      const td = tr.insertCell();
+      const p = last.probabilities[a][r][c];
+      td.dataset.cell = last.cells[r][c];
+      td.dataset.p = p === null ? '' : p.toFixed(4);
+      td.title = td.dataset.cell + ': ' + (p === null ? 'blocked' : p.toFixed(3));
+      td.textContent = last.cells[r][c];
+      td.style.background = p === null ? '#eee' : `rgba(40,90,200,${p})`;
+      td.style.color = p !== null && p > 0.5 ? 'white' : 'black';
+    }
+  }
+}
+async function show() {
+  const s = document.getElementById('strategy').value;
+  const h = document.getElementById('history').value;
+  const b = document.getElementById('board').value;
+  const st = document.getElementById('status');
+  st.textContent = 'loading...';
+  try {
+    last = await api(`/strategies/${encodeURIComponent(s)}/range?history=${encodeURIComponent(h)}&board=${encodeURIComponent(b)}`);
+    const sel = document.getElementById('action');
+    const keep = sel.value;
+    sel.innerHTML = last.actions.map(x => `<option>${x}</option>`).join('');
+    if (last.actions.includes(keep)) sel.value = keep;
+    st.textContent = `player ${last.player} to act`;
+    draw();
+  } catch (e) { last = null; draw(); st.textContent = 'error: ' + e.message; }
+}
+document.getElementById('show').onclick = show;
+document.getElementById('action').onchange = draw;
+api('/strategies').then(rows => {
+  document.getElementById('strategy').innerHTML = rows.filter(r => r.game === 'holdem')
+    .map(r => `<option>${r.name}</option>`).join('');
+});
+</script>
+</body></html>
+"""
