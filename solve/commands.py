@@ -12,7 +12,7 @@ import json
 import time
 from pathlib import Path
 
-from schema.errors import UserError, first_line
+from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 from solve import lookup, share
 from solve.games import registry
@@ -249,8 +249,6 @@ def unreached_report(strategy, show: int = 12) -> list[str]:
 
 
 def run_evaluate(args) -> int:
-    import pyarrow.parquet as pq
-
     from solve import kuhn3
     from solve.evaluate import expected_value, exploitability
     from solve.table import read_strategy, strategy_path
@@ -263,12 +261,7 @@ def run_evaluate(args) -> int:
         path = strategy_path(ddir, args.strategy)
     if not path.exists():
         raise UserError(f"no strategy {args.strategy!r} (looked for {path})")
-    try:
-        head = pq.read_table(path, columns=["game", "abstraction"]).slice(0, 1).to_pylist()
-    except Exception as exc:  # damaged or foreign file (Arrow's messages run over many lines)
-        raise UserError(f"cannot read strategy table {path}: {first_line(exc)}") from None
-    if not head:
-        raise UserError(f"strategy table {path} is empty")
+    head = [lookup.table_head(path)]
     from solve import classic_cli  # issue 7: kuhn-blinds, von-neumann, flop-poker, draw27
 
     if classic_cli.is_classic_table(path):

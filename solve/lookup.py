@@ -97,24 +97,32 @@ def _index(symbols: str, ch: str) -> int | None:
 def check_situation(rules: LimitPokerRules, hole: list[int], board: list[int], history: str
                     ) -> None:
     """One-line errors for cards or a history that cannot be a situation of ``rules``."""
-    if len(hole) != rules.private_cards:
-        raise UserError(f"--hole: {rules.name} deals {rules.private_cards} private card(s), "
-                        f"got {len(hole)}")
+    seen = tuple(np.cumsum(rules.public_cards))
+    check_deal(rules.name, rules.private_cards, seen, rules.card_str, hole, board, history)
+
+
+def check_deal(game: str, n_private: int, board_seen: tuple[int, ...], card_str, hole: list[int],
+               board: list[int], history: str) -> None:
+    """One-line errors unless ``hole`` and ``board`` (card ids, named by ``card_str``) and the
+    ACPC ``history`` can be a situation of ``game``: ``n_private`` private cards, a betting round
+    per entry of ``board_seen`` (the public cards dealt by then)."""
+    if len(hole) != n_private:
+        raise UserError(f"--hole: {game} deals {n_private} private card(s), got {len(hole)}")
     seen = hole + board
     if len(set(seen)) != len(seen):
         dup = sorted({c for c in seen if seen.count(c) > 1})
-        raise UserError(f"card {rules.card_str(dup[0])} appears twice")
+        raise UserError(f"card {card_str(dup[0])} appears twice")
     if not set(history) <= _HISTORY_LETTERS:
         bad = sorted(set(history) - _HISTORY_LETTERS)
         raise UserError(f"--history {history!r}: {bad[0]!r} is not an action (ACPC notation: "
                         "c check/call, r bet/raise, f fold, '/' ends a round)")
     rnd = history.count("/")
-    if rnd >= rules.rounds:
-        raise UserError(f"--history {history!r}: {rules.name} has {rules.rounds} betting "
+    if rnd >= len(board_seen):
+        raise UserError(f"--history {history!r}: {game} has {len(board_seen)} betting "
                         f"round(s), the history has {rnd + 1}")
-    need = sum(rules.public_cards[:rnd + 1])
+    need = int(board_seen[rnd])
     if len(board) != need:
-        raise UserError(f"--board: round {rnd + 1} of {rules.name} (history {history!r}) has "
+        raise UserError(f"--board: round {rnd + 1} of {game} (history {history!r}) has "
                         f"{need} public card(s), got {len(board)}")
 
 
@@ -206,24 +214,9 @@ class HoldemLookup:
             board_ids = [int(c) for c in parse_holdem(board or "")]
         except ValueError as exc:
             raise UserError(f"{exc}") from None
-        if len(hole_ids) != 2:
-            raise UserError(f"--hole: holdem deals 2 private cards, got {len(hole_ids)}")
-        seen = hole_ids + board_ids
-        if len(set(seen)) != len(seen):
-            dup = sorted({c for c in seen if seen.count(c) > 1})
-            raise UserError(f"card {format_card(dup[0])} appears twice")
-        if not set(history) <= _HISTORY_LETTERS:
-            bad = sorted(set(history) - _HISTORY_LETTERS)
-            raise UserError(f"--history {history!r}: {bad[0]!r} is not an action (ACPC "
-                            "notation: c check/call, r bet/raise, f fold, '/' ends a round)")
+        check_deal("holdem", 2, (0, 3, 4, 5)[:buckets.n_rounds], format_card, hole_ids,
+                   board_ids, history)
         rnd = history.count("/")
-        if rnd >= buckets.n_rounds:
-            raise UserError(f"--history {history!r}: the game has {buckets.n_rounds} betting "
-                            f"round(s), the history has {rnd + 1}")
-        need = (0, 3, 4, 5)[rnd]
-        if len(board_ids) != need:
-            raise UserError(f"--board: round {rnd + 1} of holdem (history {history!r}) has "
-                            f"{need} public cards, got {len(board_ids)}")
         n = self.node.get(history)
         if n is None:
             raise UserError(f"--history {history!r} is not a decision point of holdem: illegal "

@@ -163,7 +163,7 @@ def test_holdem_lookup_finds_the_abstraction_buckets_and_the_stored_probabilitie
                                                                                   "raise"]
     assert cli.main(["--data-dir", d, "strategy", "h", "--hole", "AsKd", "--board", "7c8h",
                      "--history", "rc/"]) == 2
-    assert "has 3 public cards, got 2" in capsys.readouterr().err
+    assert "has 3 public card(s), got 2" in capsys.readouterr().err
 
 
 def test_range_grid_is_the_mean_of_the_lookups_of_each_class(tmp_path, capsys):
