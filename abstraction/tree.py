@@ -250,9 +250,17 @@ def _run(fn, tasks, workers, progress: bool, desc: str):
     ``parallel_config(backend="dask")`` (:func:`build_tree`)."""
     if workers == "dask":
         # the feature callable (the round's hands, GiBs for Texas Hold'em) is the first item
-        # of every task: scatter it to the workers once instead of shipping it with each task
-        shared = [tasks[0][0]] if tasks else []
-        with parallel_config(backend="dask", scatter=shared):
+        # of every task: scatter it to the workers once instead of shipping it with each task.
+        # Scattered here under a fresh key (hash=False): joblib's own ``scatter=`` keys it by
+        # content, so the next round's scatter of the same object could be dropped when the
+        # previous round's futures were released ("lost dependencies", a flaky failure)
+        if tasks:
+            from distributed import get_client  # heavy; only with --scheduler
+
+            shared = tasks[0][0]
+            (future,) = get_client().scatter([shared], broadcast=True, hash=False)
+            tasks = [(future, *t[1:]) if t[0] is shared else t for t in tasks]
+        with parallel_config(backend="dask"):
             gen = Parallel(n_jobs=-1, return_as="generator")(delayed(fn)(*t) for t in tasks)
             return list(progress_bar(gen, total=len(tasks), desc=desc, disable=not progress,
                                      leave=False))
