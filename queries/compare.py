@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Callable
@@ -86,6 +86,12 @@ class Options:
     equilibrium_iterations: int | None = None
     progress: bool = True
     jobs: int = 1                       # solves run side by side (queries.parallel_solve)
+
+    def for_equilibrium(self) -> "Options":
+        """These options with the reference equilibrium's target and limits."""
+        return replace(self, target=self.equilibrium_target,
+                       time_limit=self.equilibrium_time_limit,
+                       iterations=self.equilibrium_iterations)
 
 
 @dataclass
@@ -313,14 +319,7 @@ class LimitPokerSupport(GameSupport):
         an abstract game does): the unabstracted game solved to ``--equilibrium-target``
         chips of exploitability (``GAME-full-ALGORITHM``)."""
         if registry.get(self.game).reference == "iterative":
-            entry = Entry(f"{self.game}-full")
-            eq_options = Options(target=options.equilibrium_target,
-                                 time_limit=options.equilibrium_time_limit,
-                                 iterations=options.equilibrium_iterations,
-                                 reuse_solved=options.reuse_solved, algorithm=options.algorithm,
-                                 report_only=options.report_only,
-                                 check_every=options.check_every, progress=options.progress)
-            return self.ensure_strategy(entry, eq_options)
+            return self.ensure_strategy(Entry(f"{self.game}-full"), options.for_equilibrium())
         from solve.runs import store_strategy
         from solve.evaluate import expected_value, exploitability
         from solve.lp import solve_lp

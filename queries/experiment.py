@@ -89,13 +89,13 @@ def _granularity(args, data_dir: Path, public_board: bool, title: str) -> int:
     if public_board and options.equilibrium is None:
         # the lossless game is the real game: solved tighter, it is the reference
         (entry,) = support.resolve([lossless])
-        eq_options = replace(options, target=options.equilibrium_target,
-                             time_limit=options.equilibrium_time_limit,
-                             iterations=options.equilibrium_iterations)
+        eq_options = options.for_equilibrium()
         if options.jobs > 1 and not options.report_only:  # the reference first: the longest
             solve_parallel(game_support, support.game, data_dir,
                            [(lossless, eq_options)] + [(n, options) for n in reversed(names)],
                            options.jobs, options.progress)
+            # every strategy is stored now: compare need not start a second pool to find that
+            options = replace(options, jobs=1)
         options = replace(options, equilibrium=support.ensure_strategy(entry, eq_options))
     result = compare(support, names + [lossless], options, data_dir)
     print_tables(result["tables"])

@@ -17,7 +17,6 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import replace
 from pathlib import Path
-
 from typing import Any, Callable
 
 from schema.progress import progress_bar
@@ -37,8 +36,8 @@ def solve_parallel(factory: Callable, game: str, data_dir: Path, tasks: list[tup
     """Make sure every ``(name, options)`` in ``tasks`` has a stored strategy, ``jobs`` at a
     time; ``{name: strategy}``. ``factory(game, data_dir)`` (a module-level function, as it
     is sent to the workers) gives the game's comparison support (``queries.compare``), whose
-    ``ensure_strategy(entry, options)`` solves or reuses; ``options`` is its ``Options``. A name listed twice is solved once, with its first options.
-    A worker's error is raised here after the running solves are stopped (their checkpoints
+    ``ensure_strategy(entry, options)`` solves or reuses; ``options`` is its ``Options``.
+    A name listed twice is solved once, with its first options. A worker's error is raised here after the running solves are stopped (their checkpoints
     stay, so a re-run resumes them)."""
     unique: dict[str, Any] = {}
     for name, options in tasks:

@@ -261,12 +261,12 @@ def run_evaluate(args) -> int:
         path = strategy_path(ddir, args.strategy)
     if not path.exists():
         raise UserError(f"no strategy {args.strategy!r} (looked for {path})")
-    head = [lookup.table_head(path)]
+    head = lookup.table_head(path)
     from solve import classic_cli  # issue 7: kuhn-blinds, von-neumann, flop-poker, draw27
 
     if classic_cli.is_classic_table(path):
         return classic_cli.evaluate_command(path)
-    game_name, abstraction = head[0]["game"], head[0]["abstraction"]
+    game_name, abstraction = head["game"], head["abstraction"]
     if game_name == "kuhn3":
         return kuhn3.evaluate_command(path)
     if game_name == "holdem":  # issue 6

@@ -175,6 +175,11 @@ class EGTSolver:
         self.iteration += 1
         return self
 
+    @property
+    def iteration_(self) -> int:
+        """Iterations run, under the name every solver of ``solve.loop`` uses."""
+        return self.iteration
+
     def iterate(self, n: int = 1) -> "EGTSolver":
         for _ in range(int(n)):
             self.step()

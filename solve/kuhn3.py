@@ -20,11 +20,12 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from solve.games.registry import CFR_FAMILY
 from solve.loop import iterate_until
 
 N_PLAYERS = 3
 CARDS = "JQKA"
-ALGORITHMS = ("cfr", "cfr+", "dcfr")
+ALGORITHMS = CFR_FAMILY
 
 
 @dataclass

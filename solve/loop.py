@@ -52,7 +52,7 @@ def iterate_until(solver, game, every: int, *, total: int | None = None,
 
     ``measure_fn()``, if given, measures instead (``game`` may then be None), e.g. the
     exploitability on a sequence form or the NashConv of a three-player game; the bar shows it
-    as ``label``. The solver counts its iterations in ``iteration_`` (or ``iteration``).
+    as ``label``. The solver counts its iterations in ``iteration_``.
 
     Returns the last exploitability measured (``expl`` if no step was run).
     """
@@ -62,12 +62,12 @@ def iterate_until(solver, game, every: int, *, total: int | None = None,
         def measure_fn():
             return measure(solver, game, abstract)
     started = time.time() if started is None else started
-    floor = iterations(solver) if min_iteration is None else min_iteration
+    floor = solver.iteration_ if min_iteration is None else min_iteration
     while target is None or expl >= target:
-        if (time_limit is not None and iterations(solver) > floor
+        if (time_limit is not None and solver.iteration_ > floor
                 and time.time() - started >= time_limit):
             break
-        step = every if total is None else min(every, total - iterations(solver))
+        step = every if total is None else min(every, total - solver.iteration_)
         if step <= 0:
             break
         solver.iterate(step)
@@ -79,11 +79,6 @@ def iterate_until(solver, game, every: int, *, total: int | None = None,
         if bar is not None:
             bar.set_postfix({label: f"{expl:.4g}"})
     return expl
-
-
-def iterations(solver) -> int:
-    """Iterations ``solver`` has run (``iteration_``, or ``iteration`` for the tree solvers)."""
-    return solver.iteration_ if hasattr(solver, "iteration_") else solver.iteration
 
 
 def measure(solver, game, abstract: bool) -> float:

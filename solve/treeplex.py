@@ -105,6 +105,11 @@ class SequenceCFR:
         K.regret_matching(self.regret[p], sf.parent[p], sf.offset[p], sf.nact[p], self.q[p])
         K.plan_from_behaviour(self.q[p], sf.parent[p], sf.offset[p], sf.nact[p], self.plan[p])
 
+    @property
+    def iteration_(self) -> int:
+        """Iterations run, under the name every solver of ``solve.loop`` uses."""
+        return self.iteration
+
     def iterate(self, n: int = 1) -> "SequenceCFR":
         sf = self.sf
         for _ in range(int(n)):
