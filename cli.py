@@ -2,7 +2,7 @@
 """poker: exact equity databases, card abstractions and solved strategies.
 
 The one entry point. Each stage registers its own commands:
-``etl.commands``, ``abstraction.commands``, ``solve.commands``, ``queries.commands``.
+``etl.commands``, ``abstraction.commands``, ``solve.cli.commands``, ``queries.commands``.
 Run ``python cli.py COMMAND --help`` for any command.
 """
 
@@ -22,7 +22,7 @@ from schema.optional import import_optional
 from schema.paths import check_data_dir, data_dir
 
 # Modules that contribute sub-commands; each defines ``register(subparsers)``.
-COMMAND_MODULES = ("etl.commands", "abstraction.commands", "solve.commands", "queries.commands")
+COMMAND_MODULES = ("etl.commands", "abstraction.commands", "solve.cli.commands", "queries.commands")
 
 
 #: Commands that write tables: after them the DuckDB views of every stage are recreated (here,

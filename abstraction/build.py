@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 from abstraction import store
-from abstraction.games import GAMES
+from abstraction.games import GAMES, HAND_COUNTS, ROUNDS, rhode_island
+from abstraction.holdem import holdem_hands
 from abstraction.methods import METHODS
 from abstraction.public_board import public_board_buckets
 from etl.cluster import check_scheduler
@@ -18,8 +19,6 @@ from schema.errors import UserError
 METHOD_NAMES = ("pa", "eb", "eb2", "lossless")  # the order --help lists them
 
 def parse_buckets(text: str | None, game: str) -> tuple[int, ...] | None:
-    from abstraction.games import HAND_COUNTS, ROUNDS
-
     if text is None:
         return None
     try:
@@ -53,10 +52,7 @@ def _parse_intermediate(text: str | None):
 
 def load_game(game: str, data_dir, workers: int, method: str = "pa", progress: bool = False):
     if game == "rhode-island":
-        from abstraction.games import rhode_island
-
         return rhode_island()
-    from abstraction.holdem import holdem_hands
 
     return holdem_hands(data_dir, workers=workers, progress=progress,
                         need_histograms=method == "pa")

@@ -22,6 +22,9 @@ import numpy as np
 from sklearn.cluster import KMeans
 from threadpoolctl import threadpool_limits
 
+from abstraction._kmeans1d_kernels import backtrack, optimal_1d
+from abstraction._points_kernels import dedupe_sorted, row_hashes
+from abstraction.lloyd import incremental_curve
 
 #: Multi-dimensional parents with more distinct points than this get the incremental Lloyd
 #: error curve (``abstraction.lloyd``) instead of k-means++ restarts for every k.
@@ -46,7 +49,6 @@ class Points:
         if len(key) > LARGE and key.shape[1] > 1:
             # np.unique(axis=0) sorts rows field by field: seconds for a 69,000-hand Texas
             # turn parent. Hash the rows instead, then compare equal-hash rows exactly.
-            from abstraction._points_kernels import dedupe_sorted, row_hashes
 
             bits = np.ascontiguousarray(key + 0.0).view(np.uint64)  # + 0.0: -0.0 -> 0.0
             h = row_hashes(bits)
@@ -135,8 +137,6 @@ def assign(points: Points, centroids: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 def _optimal_1d(points: Points, kmax: int) -> tuple[np.ndarray, list[np.ndarray]]:
     """Exact 1-D k-means errors and centroids for k = 1..kmax (kmax <= distinct points)."""
-    from abstraction._kmeans1d_kernels import backtrack, optimal_1d
-
     x = points.x[:, 0]
     order = np.argsort(x, kind="stable")
     xs, ws = x[order], points.w[order]
@@ -168,8 +168,6 @@ def error_curve(points: Points, kmax: int, random_state: int, path: tuple[int, .
     if points.x.shape[1] == 1:
         return _optimal_1d(points, kmax)
     if is_large(points):
-        from abstraction.lloyd import incremental_curve
-
         return incremental_curve(points.x, points.w, kmax, seed_for(random_state, *path))
     curve = np.empty(kmax)
     cents: list[np.ndarray] = []

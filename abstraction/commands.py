@@ -9,8 +9,9 @@ from __future__ import annotations
 import argparse
 import json
 
+from abstraction import store
 from abstraction.build import build, summary_lines
-
+from schema.paths import data_dir
 
 
 def register(subparsers) -> None:
@@ -67,10 +68,6 @@ def build_command(args: argparse.Namespace) -> int:
 
 
 def list_command(args: argparse.Namespace) -> int:
-    from abstraction import store
-
-    from schema.paths import data_dir
-
     # a data directory that does not exist has no abstractions (and is not created)
     rows = store.list_abstractions(args.data_dir) if data_dir().is_dir() else []
     if args.json:

@@ -11,7 +11,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from abstraction.hands import GameHands, HandRound
+from abstraction.clustering import Points
+from abstraction.hands import GameHands, HandRound, LeafRound
+from etl.rhode_island import hand_tree
 
 GAMES = ("holdem", "rhode-island")
 ROUNDS = {"holdem": 4, "rhode-island": 3}
@@ -28,8 +30,6 @@ def rhode_island(ranking: str = "standard") -> GameHands:
     round carries the (win, tie, loss) distribution as its showdown outcome. ``ranking``: a
     showdown ranking variant of ``etl.rhode_island.RANKINGS`` (default DESIGN.md's).
     """
-    from etl.rhode_island import hand_tree
-
     rounds = []
     for h in hand_tree(canonical=True, ranking=ranking):
         total = (h.wins + h.ties + h.losses).astype(np.float64)
@@ -42,9 +42,6 @@ def rhode_island(ranking: str = "standard") -> GameHands:
 def with_leaf_round(game: GameHands) -> GameHands:
     """The same game with its last round given per parent bucket (a ``LeafRound``), the way
     Texas Hold'em's river is: a reference for ``LeafRound`` and a check of the builder."""
-    from abstraction.clustering import Points
-    from abstraction.hands import LeafRound
-
     last = game.rounds[-1]
 
     def points(prev_bucket: np.ndarray):

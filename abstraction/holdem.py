@@ -20,8 +20,11 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from abstraction._holdem_kernels import RIVER_KEYS, river_histograms, round_arrays
 from abstraction.clustering import Points
 from abstraction.hands import GameHands, HandRound, LeafRound
+from etl import storage
+from etl.isomorphism import HandIndexer, raw_count
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 
@@ -36,9 +39,6 @@ def round_index_arrays(groups: tuple[int, ...], parent_groups: tuple[int, ...] |
                        eq_groups: tuple[int, ...], start: int = 0, stop: int | None = None):
     """For canonical hands ``start..stop-1`` of ``groups``: (parent index, equity-table index,
     probability). The parent is the index of the first ``sum(parent_groups)`` cards."""
-    from abstraction._holdem_kernels import round_arrays
-    from etl.isomorphism import HandIndexer, raw_count
-
     ix = HandIndexer(groups)
     stop = ix.size if stop is None else stop
     n = stop - start
@@ -100,7 +100,8 @@ def ensure_tables(data_dir: Path, workers: int, progress: bool, names) -> None:
     """Build the equity tables the abstraction needs when they are not complete (the ETL:
     missing partitions only, so an interrupted build resumes where it stopped)."""
     try:
-        from etl.runner import run, status
+        from etl.records import status
+        from etl.runner import run
         from etl.tables import all_tables
     except ModuleNotFoundError as exc:
         raise UserError(f"the equity tables are needed and the ETL is not available "
@@ -125,9 +126,6 @@ def holdem_hands(data_dir=None, workers: int = 1, progress: bool = False,
                  need_histograms: bool = True) -> GameHands:
     """Texas Hold'em hands for the abstraction builder, read from the equity tables (built
     first by the ETL when missing)."""
-    from etl import storage
-    from etl.isomorphism import HandIndexer
-
     root = resolve_data_dir(data_dir)
     names = EQUITY_TABLES + (HIST_TABLES if need_histograms else ())
     ensure_tables(root, workers, progress, names)
@@ -168,8 +166,6 @@ def _preflop_histograms(flop: HandRound, n: int) -> np.ndarray:
 
 def _river_keys(root: Path, size: int) -> np.ndarray:
     """``2 * wins + ties`` (0..1980) of every [2,5] hand, uint16, by canonical index."""
-    from etl import storage
-
     key = np.zeros(size, np.uint16)
     n = 0
     for path in sorted(storage.partition_files(root, "equity_river").values()):
@@ -192,9 +188,6 @@ class _RiverPoints:
         self.turn_weight = turn_weight
 
     def __call__(self, turn_bucket: np.ndarray):
-        from abstraction._holdem_kernels import RIVER_KEYS, river_histograms
-        from etl.isomorphism import HandIndexer
-
         k = int(turn_bucket.max()) + 1
         hist = river_histograms(HandIndexer((2, 3, 1)).tables, HandIndexer((2, 5)).tables,
                                 turn_bucket.astype(np.int64), self.turn_weight, self.key, k)

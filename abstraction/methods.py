@@ -41,6 +41,7 @@ import numpy as np
 from abstraction.features import EquityFeature, PotentialFeature
 from abstraction.hands import GameHands
 from abstraction.tree import build_tree, round_result
+from etl.rhode_island import hand_key, hand_rank3, hand_tree, raw_hands
 
 
 class _Abstraction:
@@ -275,8 +276,6 @@ def strategic_classes() -> list[np.ndarray]:
     class, signature) until no class splits. Multisets are compared by two independent 64-bit
     sum-of-hashes (a collision would need two different multisets to agree on 128 bits).
     """
-    from etl.rhode_island import hand_key, hand_rank3, hand_tree, raw_hands
-
     raw = [raw_hands(r).astype(np.int64) for r in range(3)]
     keys = [hand_key(x) for x in raw]
 

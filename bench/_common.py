@@ -15,14 +15,14 @@ def peak_mb() -> float:
 def solve_with_checks(solver, game, schedule: Iterable[int], target: float,
                       time_limit: float | None = None,
                       on_check: Callable[[int, float, float, float], None] | None = None):
-    """Iterate ``solver`` (``solve.cfr.CFRSolver``) up to each iteration count of ``schedule``
+    """Iterate ``solver`` (``solve.algorithms.cfr.CFRSolver``) up to each iteration count of ``schedule``
     and check the exact exploitability after each, until it is below ``target`` chips or the
     solve time reaches ``time_limit`` seconds. Checking time is kept apart from solve time.
 
     ``on_check(iteration, solve_s, check_s, exploitability)`` is called after every check.
     Returns ``(solve_s, check_s, exploitability)`` at the last check.
     """
-    from solve.evaluate import exploitability
+    from solve.algorithms.evaluate import exploitability
 
     solve_t = check_t = 0.0
     e = float("inf")

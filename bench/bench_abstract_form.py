@@ -1,9 +1,9 @@
 #!/usr/bin/env python
-"""Abstracted Rhode Island Hold'em: CFR on bucket types (solve.abstract_cfr) vs the public tree.
+"""Abstracted Rhode Island Hold'em: CFR on bucket types (solve.algorithms.abstract_cfr) vs the public tree.
 
 Side by side in one run, on the same abstract game: seconds per CFR+ iteration of the
-public-tree solver (``solve.cfr.CFRSolver``, the engine used for the real game) and of the
-type-level sequence form (``solve.abstract_cfr.AbstractFormSolver``); then the form's CFR+
+public-tree solver (``solve.algorithms.cfr.CFRSolver``, the engine used for the real game) and of the
+type-level sequence form (``solve.algorithms.abstract_cfr.AbstractFormSolver``); then the form's CFR+
 curve (abstract exploitability and value for player 1, exact) at doubling iteration counts,
 and, with ``--lp-value V`` (or ``--lp``, which solves the sequence-form LP first: ~11 min),
 the gap between the CFR+ value and the LP value. Default abstraction: the hand-made
@@ -40,9 +40,9 @@ def main() -> None:
     ap.add_argument("--lp", action="store_true", help="solve the LP here for the value (slow)")
     args = ap.parse_args()
 
-    from solve.abstract_cfr import AbstractFormSolver
+    from solve.algorithms.abstract_cfr import AbstractFormSolver
     from solve.abstractions import FunctionAbstraction, load_abstraction, ri_rank_category
-    from solve.cfr import CFRSolver
+    from solve.algorithms.cfr import CFRSolver
     from solve.games.abstract_form import abstract_form
     from solve.games.compile import compile_game
     from solve.games.rules import rhode_island
@@ -66,7 +66,7 @@ def main() -> None:
 
     v_lp = args.lp_value
     if args.lp:
-        from solve.lp import solve_lp
+        from solve.algorithms.lp import solve_lp
 
         t = time.perf_counter()
         _, v_lp = solve_lp(game)

@@ -80,13 +80,16 @@ def _equity(step):
 
 
 def _holdem_solve(step):
-    from solve import holdem, holdem_eval
+    from solve.holdem import evaluate as holdem_eval
+    from solve.holdem.buckets import synthetic_buckets
+    from solve.holdem.cfr import HoldemCFR
+    from solve.holdem.game import HoldemRules, build_tree
 
     b = {}
     step("strength_keys + parent_index (synthetic_buckets)",
-         lambda: b.setdefault("b", holdem.synthetic_buckets((3, 6), n_rounds=2)))
-    tree = holdem.build_tree(holdem.HoldemRules(n_rounds=2, max_bets=2))
-    s = holdem.HoldemCFR(tree, b["b"], seed=0)
+         lambda: b.setdefault("b", synthetic_buckets((3, 6), n_rounds=2)))
+    tree = build_tree(HoldemRules(n_rounds=2, max_bets=2))
+    s = HoldemCFR(tree, b["b"], seed=0)
     step("cfr_chunk", lambda: s.iterate(2))
     pol = holdem_eval.Policy.table("x", tree, b["b"], s.average_)
     call = holdem_eval.Policy.always_call(tree, b["b"])

@@ -4,7 +4,7 @@ bucketed abstractions, evaluated exactly over all 227,908,800 deals (issue 7).
 Solves the iso game (4,207 suit-isomorphism types per player, matrix-free sequence form) with
 CFR+, lifts the average profile to raw information (every raw hand / (hand, drawn card) plays
 its class's strategy) and evaluates it in the unabstracted game with
-:class:`solve.draw27_raw.RawDraw27` (no W/S matrices): value for player 1 and both exact
+:class:`solve.games.draw27_raw.RawDraw27` (no W/S matrices): value for player 1 and both exact
 best-response values. Lossless abstraction means the lifted profile's raw value and raw
 exploitability equal the iso game's. Optionally (``--buckets``) the same for LP solutions of
 bucketed games, whose raw exploitability is the real cost of the abstraction.
@@ -21,10 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from solve.draw27_raw import RawDraw27  # noqa: E402
+from solve.games.draw27_raw import RawDraw27  # noqa: E402
 from solve.games.draw27 import draw27, draw27_sequence_form  # noqa: E402
 from solve.games.tree import sequence_form  # noqa: E402
-from solve.treeplex import SequenceCFR, best_response_values, solve_lp, value  # noqa: E402
+from solve.algorithms.treeplex import SequenceCFR, best_response_values, solve_lp, value  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -20,9 +20,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from solve.holdem import (HoldemBuckets, HoldemCFR, HoldemRules, build_tree,  # noqa: E402
-                          load_buckets, synthetic_buckets)
-from solve.holdem_eval import Policy, duplicate_match, local_best_response  # noqa: E402
+from solve.holdem.buckets import HoldemBuckets, load_buckets, synthetic_buckets
+from solve.holdem.cfr import HoldemCFR
+from solve.holdem.evaluate import Policy, duplicate_match, local_best_response  # noqa: E402
+from solve.holdem.game import HoldemRules, build_tree
 
 
 def synthetic(k, cache: Path) -> HoldemBuckets:

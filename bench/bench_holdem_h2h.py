@@ -18,8 +18,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from solve.holdem_cli import load_policy  # noqa: E402
-from solve.holdem_eval import Policy, duplicate_match  # noqa: E402
+from solve.cli.holdem import load_policy  # noqa: E402
+from solve.holdem.evaluate import Policy, duplicate_match  # noqa: E402
 
 
 def main() -> None:

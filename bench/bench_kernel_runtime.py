@@ -88,8 +88,9 @@ def b_holdem(repeat):
     sys.path.insert(0, str(ROOT / "bench"))
     from bench_holdem import synthetic
 
-    from solve.holdem import HoldemCFR, HoldemRules, build_tree
-    from solve.holdem_eval import Policy, duplicate_match, local_best_response
+    from solve.holdem.cfr import HoldemCFR
+    from solve.holdem.evaluate import Policy, duplicate_match, local_best_response
+    from solve.holdem.game import HoldemRules, build_tree
 
     b = synthetic((20, 800, 4800, 28800), Path("/tmp/holdem-bench-20-800-4800-28800.npz"))
     tree = build_tree(HoldemRules(n_rounds=4))

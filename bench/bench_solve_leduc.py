@@ -5,7 +5,7 @@ All rows run in one invocation, each in its own fresh process (so peak RSS is pe
 ours on the suit-isomorphic game (468 information sets, the default), ours on the full game
 (936 information sets, the same tree OpenSpiel solves), and ``pyspiel.CFRPlusSolver`` (C++;
 alternating updates, regret matching+, linear averaging), whose exploitability is measured
-by OpenSpiel's C++ ``pyspiel.exploitability``; ours by ``solve.evaluate.exploitability`` (the
+by OpenSpiel's C++ ``pyspiel.exploitability``; ours by ``solve.algorithms.evaluate.exploitability`` (the
 two agree to 1e-6, tests/test_solve_openspiel.py). Exploitability is checked after
 iterations 1, 2, 3, ... and then every ``--growth`` more (the same schedule for every row);
 checking time is reported separately and excluded from the solve time. "import" is the
@@ -38,8 +38,8 @@ def _schedule(growth: float):
 
 def ours(target: float, growth: float, iso: bool, q) -> None:
     t0 = time.perf_counter()
-    from solve.cfr import CFRSolver
-    from solve.evaluate import exploitability
+    from solve.algorithms.cfr import CFRSolver
+    from solve.algorithms.evaluate import exploitability
     from solve.games.compile import compile_game
     from solve.games.rules import leduc
 

@@ -45,8 +45,8 @@ def main() -> None:
     print(f"start {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}, load {os.getloadavg()}, "
           f"NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS', '(default)')}", flush=True)
     t0 = time.perf_counter()
-    from solve.cfr import CFRSolver
-    from solve.evaluate import expected_value
+    from solve.algorithms.cfr import CFRSolver
+    from solve.algorithms.evaluate import expected_value
     from solve.games.compile import compile_game
     from solve.games.rules import rhode_island
 

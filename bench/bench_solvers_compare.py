@@ -1,7 +1,7 @@
 """Exploitability against wall time for CFR+, DCFR, EGT, LP and GA on Leduc and flop poker.
 
 All solvers run on the same sequence form (solve.games.tree): the sequence-form CFR+/DCFR
-(solve.treeplex), EGT (solve.egt), GA (solve.ga) and the HiGHS sequence-form LP. Wall time
+(solve.algorithms.treeplex), EGT (solve.algorithms.egt), GA (solve.algorithms.ga) and the HiGHS sequence-form LP. Wall time
 counts solver work only (exploitability checks are excluded). Writes a PNG plot and prints
 a Markdown table.
 
@@ -20,11 +20,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from solve.egt import EGTSolver  # noqa: E402
-from solve.ga import GAParams, GeneticSolver  # noqa: E402
+from solve.algorithms.egt import EGTSolver  # noqa: E402
+from solve.algorithms.ga import GAParams, GeneticSolver  # noqa: E402
 from solve.games import classic  # noqa: E402
 from solve.games.tree import sequence_form  # noqa: E402
-from solve.treeplex import SequenceCFR, exploitability, solve_lp  # noqa: E402
+from solve.algorithms.treeplex import SequenceCFR, exploitability, solve_lp  # noqa: E402
 
 
 def trace_iterative(sf, make, budget: float, first: int = 10, growth: float = 1.5):

@@ -14,6 +14,8 @@ it, so boards are independent units of parallel work (``prange``).
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from numba import njit, prange
 
@@ -158,7 +160,6 @@ def _rest(board: np.ndarray, nb: int, out: np.ndarray) -> int:
 
 def suit_permutations() -> np.ndarray:
     """The 24 permutations of the four suits, (24, 4), the identity first."""
-    import itertools
     return np.array(list(itertools.permutations(range(4))), dtype=np.int64)
 
 

@@ -16,10 +16,15 @@ import sys
 import time
 from typing import Any, Callable
 
+import numpy as np
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from etl.records import last_built, rebuild_catalog, status
+from etl.runner import run
+from etl.tables import all_tables
+from etl.verify_equity import check_equity
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 
@@ -75,8 +80,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from etl.tables import all_tables
-
     options = _parse_options(args.option)
     try:
         tables = all_tables(options)
@@ -128,8 +131,6 @@ def _parse_options(items: list[str]) -> dict[str, Any]:
 
 
 def _run(data, tables, names, args) -> int:
-    from etl.runner import run
-
     if args.workers is not None and args.workers < 1:
         raise UserError(f"--workers must be at least 1, got {args.workers}")
     report = run(data, tables, names, workers=args.workers, refresh=args.refresh,
@@ -167,8 +168,6 @@ def _run(data, tables, names, args) -> int:
 
 
 def _rebuild_catalog(data, tables) -> int:
-    from etl.runner import rebuild_catalog
-
     got = rebuild_catalog(data, tables)
     if got.moved_to is not None:
         print(f"moved the old catalog to {got.moved_to}")
@@ -205,8 +204,6 @@ def _state(t) -> str:
 
 
 def _status(data, tables, names, checksum: bool, fmt: str = "table") -> int:
-    from etl.runner import last_built, status
-
     results = status(data, tables, names, checksum=checksum)
     code = status_code(results)
     if fmt == "json":
@@ -337,10 +334,8 @@ def _canonical_rows(groups: list[int], expected: int, result: Any) -> list[tuple
 
 def _check_handval_categories(data) -> list[tuple[str, Any, Any]]:
     """Category counts of the stored handval table (or, if not built, of a fresh build)."""
-    import numpy as np
-
     try:
-        from etl.runner import status
+        from etl.records import status
         from etl.storage import read_column_array
         from etl.tables import all_tables
 
@@ -364,8 +359,6 @@ def _check_handval_categories(data) -> list[tuple[str, Any, Any]]:
 
 def _check_equity(data) -> list[tuple[str, Any, Any]]:
     """Exact identities within and between the equity tables (``etl/verify_equity.py``)."""
-    from etl.verify_equity import check_equity
-
     try:
         return check_equity(data)
     except FileNotFoundError as exc:

@@ -32,6 +32,10 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from etl import storage
+from etl._equity_kernels import (board_hands, completion_rows, flop_from_turn, preflop_sums,
+                                 river_rows, scatter_rows, suit_permutations)
+from etl.isomorphism import KNOWN_SIZES, HandIndexer
 from etl.spec import TableSpec
 from schema.equity import (EQUITY_FLOP_SCHEMA, EQUITY_PREFLOP_SCHEMA, EQUITY_RIVER_SCHEMA,
                            EQUITY_TURN_SCHEMA, hist_schema)
@@ -68,14 +72,12 @@ def board_range(n_board: int, n_parts: int, key: str) -> tuple[int, int]:
 
 @lru_cache(maxsize=8)
 def _tables(groups: tuple[int, ...]):
-    from etl.isomorphism import HandIndexer
     return HandIndexer(groups).tables
 
 
 @lru_cache(maxsize=1)
 def preflop_class() -> np.ndarray:
     """``[52, 52]`` -> canonical ``[2]`` index (0..168) of the hole cards (diagonal unused)."""
-    from etl.isomorphism import HandIndexer
     a, b = np.triu_indices(52, 1)
     out = np.zeros((52, 52), np.uint8)
     idx = HandIndexer((2,)).index(np.stack([a, b], axis=1))
@@ -85,7 +87,6 @@ def preflop_class() -> np.ndarray:
 
 
 def _boards(n_board: int, lo: int, hi: int) -> np.ndarray:
-    from etl.isomorphism import HandIndexer
     return HandIndexer((n_board,)).unindex(np.arange(lo, hi, dtype=np.int64)).astype(np.uint8)
 
 
@@ -113,8 +114,6 @@ def _equity_table(schema: pa.Schema, n_board: int, lo: int, hi: int, idx, wins, 
 
 def _rows(n_board: int, lo: int, hi: int, n_bins: int = 0):
     """Kernel rows of canonical boards ``lo .. hi-1`` (before dropping repeated classes)."""
-    from etl._equity_kernels import completion_rows, river_rows, suit_permutations
-
     n = (hi - lo) * HANDS_PER_BOARD[n_board]
     idx = np.empty(n, np.int64)
     wins = np.empty(n, np.int64)
@@ -158,13 +157,10 @@ def compute_hist_turn(n_bins: int, key: str, data_dir: Path) -> pa.Table:
 def _dense(data_dir: Path, name: str, columns: list[str], size: int,
            dtype=np.int64) -> np.ndarray:
     """Columns of table ``name`` as a (size, len(columns)) array indexed by canonical index."""
-    from etl import storage
-
     t = storage.read_table(data_dir, name, columns=["idx"] + columns)
     if t.num_rows != size:
         raise ValueError(f"{name} has {t.num_rows} rows, expected {size}: rebuild it "
                          f"(`cli.py etl --refresh --tables {name}`)")
-    from etl._equity_kernels import scatter_rows
 
     out = np.zeros((size, len(columns)), dtype)
     cols = np.empty((len(columns), size), dtype)
@@ -176,9 +172,6 @@ def _dense(data_dir: Path, name: str, columns: list[str], size: int,
 
 def _from_turn(data_dir: Path, name: str, columns: list[str], dtype, key: str, parts: int):
     """Rows of flop partition ``key`` summed from the turn table ``name`` (``flop_from_turn``)."""
-    from etl._equity_kernels import flop_from_turn
-    from etl.isomorphism import KNOWN_SIZES
-
     lo, hi = board_range(3, parts, key)
     turn = _dense(data_dir, name, columns, KNOWN_SIZES[(2, 4)], dtype)
     idx, hole, weight = _flop_hands(lo, hi)
@@ -208,8 +201,6 @@ def compute_hist_flop(n_bins: int, key: str, data_dir: Path) -> pa.Table:
 def _flop_hands(lo: int, hi: int):
     """Index, hole cards and class size of the hands of flop boards ``lo .. hi-1`` (rows in
     ``completion_rows`` order), without evaluating anything."""
-    from etl._equity_kernels import board_hands, suit_permutations
-
     n = (hi - lo) * HANDS_PER_BOARD[3]
     idx = np.empty(n, np.int64)
     hole = np.empty((n, 2), np.uint8)
@@ -228,9 +219,6 @@ def hand_name(c1: int, c2: int) -> str:
 
 
 def compute_preflop(key: str, data_dir: Path) -> pa.Table:
-    from etl._equity_kernels import preflop_sums
-    from etl.isomorphism import KNOWN_SIZES, HandIndexer
-
     board_range(3, 1, key)  # validates the key
     flop = _dense(data_dir, "equity_flop", ["wins", "ties"], KNOWN_SIZES[(2, 3)])
     out = np.empty((169, 2), np.int64)

@@ -54,6 +54,7 @@ import numpy as np
 
 from etl._index_kernels import (KEY_SHIFT, count_nonzero_u8, index_rows, roundtrip_range,
                                 unindex_rows, verify_tasks)
+from schema.progress import progress_bar
 
 N_SUITS = 4
 N_RANKS = 13
@@ -368,7 +369,6 @@ def verify_counts(groups, progress: bool = True, chunk: int = 16) -> dict:
     raw = raw_count(g)
     bars = None
     if progress:
-        from schema.progress import progress_bar
         bars = (progress_bar(total=ix.size, desc=f"unindex {list(g)}", unit="idx", unit_scale=True),
                 progress_bar(total=raw, desc=f"index {list(g)}", unit="hand", unit_scale=True))
     t0 = time.perf_counter()

@@ -20,9 +20,11 @@ from math import comb
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import numpy as np
 
 from etl import storage
+from etl._eval_kernels import eval_hand
 
 SIZES = {"equity_flop": 1_286_792, "equity_turn": 13_960_050, "equity_river": 123_156_254,
          "hist_flop": 1_286_792, "hist_turn": 13_960_050}
@@ -44,8 +46,6 @@ def _glob(data_dir: Path, name: str) -> str:
 
 def check_equity(data_dir: Path, samples: int = 20, seed: int = 0) -> list[tuple[str, Any, Any]]:
     """``[(what, expected, found)]`` for the equity tables of ``data_dir``."""
-    import duckdb
-
     con = duckdb.connect()
     rows: list[tuple[str, Any, Any]] = []
     src = {n: _glob(data_dir, n) for n in list(SIZES) + ["equity_preflop"]}
@@ -89,8 +89,6 @@ def check_equity(data_dir: Path, samples: int = 20, seed: int = 0) -> list[tuple
 
 
 def _brute_force_agreement(con, src: str, samples: int, seed: int) -> int:
-    from etl._eval_kernels import eval_hand
-
     n = con.execute(f"SELECT count(*) FROM {src}").fetchone()[0]
     picks = np.random.default_rng(seed).choice(n, samples, replace=False)
     picked = ", ".join(str(int(p)) for p in picks)

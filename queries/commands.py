@@ -19,8 +19,11 @@ import sys
 
 import duckdb
 import pyarrow as pa
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
-from queries import sandbox
+from queries import compare, experiment, range_grid, sandbox
 from queries.views import create_views
 from schema.errors import UserError
 from schema.optional import import_optional
@@ -133,10 +136,6 @@ def write_json_stream(batches, out) -> None:
 
 
 def print_table(table: pa.Table) -> None:
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
     out = Table(caption=f"{table.num_rows:,} row(s)")
     for name, typ in zip(table.column_names, table.schema.types):
         numeric = pa.types.is_integer(typ) or pa.types.is_floating(typ) or pa.types.is_decimal(typ)
@@ -167,8 +166,6 @@ def _json_default(value):
 
 def register_compare(subparsers: argparse._SubParsersAction) -> None:
     """``compare`` and ``experiment`` (issue 5; ``queries.compare``, ``queries.experiment``)."""
-    from queries import compare, experiment, range_grid
-
     compare.register(subparsers)
     experiment.register(subparsers)
     range_grid.register(subparsers)

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from schema.catalog import session_scope
+from schema.catalog_queries import Evaluation
 from schema.evaluation import EVALUATION_SCHEMA, MEASURES
 from schema.storage import atomic_write_parquet
 
@@ -50,9 +52,6 @@ def _now() -> dt.datetime:
 
 def write_batch(data_dir: str | Path, game: str, results: list[Result]) -> Path | None:
     """Store ``results`` (Parquet file, then catalog rows); returns the file (None if empty)."""
-    from schema.catalog import session_scope
-    from schema.catalog_queries import Evaluation
-
     if not results:
         return None
     for r in results:
@@ -85,9 +84,6 @@ def write_batch(data_dir: str | Path, game: str, results: list[Result]) -> Path 
 def stored_keys(data_dir: str | Path, game: str) -> set[tuple]:
     """Keys (:meth:`Result.key`) of the evaluations of ``game`` by this code version whose
     Parquet file is still there (a deleted file's evaluations are computed again)."""
-    from schema.catalog import session_scope
-    from schema.catalog_queries import Evaluation
-
     with session_scope(data_dir) as s:
         q = s.query(Evaluation.measure, Evaluation.seat, Evaluation.strategy_a, Evaluation.sha_a,
                     Evaluation.strategy_b, Evaluation.sha_b, Evaluation.path).filter(

@@ -29,11 +29,17 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from queries import rules_experiment
-from queries.compare import game_support
+from queries.compare import (add_solve_options, build_abstraction, check_report_dir, compare,
+                             game_support, options_from)
+from queries.limit_support import RhodeIslandSupport
 from queries.parallel_solve import solve_parallel
+from queries.report import write_report
+from queries.tables import print_tables
+from queries.views import connect
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 
@@ -63,12 +69,6 @@ def rhode_island_granularity_public(args, data_dir: Path) -> int:
 
 
 def _granularity(args, data_dir: Path, public_board: bool, title: str) -> int:
-    from dataclasses import replace
-
-    from queries.compare import RhodeIslandSupport, build_abstraction, check_report_dir, compare, \
-        options_from, print_tables
-    from queries.report import write_report
-
     options = options_from(args)
     report = Path(args.report) if args.report else data_dir / "reports" / args.name
     check_report_dir(report)
@@ -117,8 +117,6 @@ def side_by_side(data_dir: Path, game: str) -> list[str]:
     """Markdown: per method and granularity, real-game exploitability and head-to-head against
     the equilibrium with the board hidden and visible (the strategies stored in ``data_dir``;
     each evaluated against the equilibrium of its own experiment)."""
-    from queries.views import connect
-
     with connect(data_dir, read_only=True) as con:
         rows = con.execute(
             "SELECT method, buckets, board, exploitability, vs_equilibrium FROM abstraction_summary "
@@ -152,8 +150,6 @@ EXPERIMENTS = {"rhode-island-granularity": rhode_island_granularity,
 
 
 def register(subparsers) -> None:
-    from queries.compare import add_solve_options
-
     p = subparsers.add_parser("experiment", help="run a named comparison end to end "
                               f"({', '.join(EXPERIMENTS)})", description=__doc__,
                               formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -4,7 +4,7 @@
     python cli.py compare --game holdem holdem-holdem-pa-cfr+ holdem-holdem-eb-cfr+
 
 The real game is too large for an exact best response or equilibrium, so the measures are
-sampled (``solve.holdem_eval``) and never marked exact:
+sampled (``solve.holdem.evaluate``) and never marked exact:
 
 - ``best_responses``: the local-best-response values (chips) against the strategy in seat 1
   and seat 2 -- lower bounds on the best responses;
@@ -19,7 +19,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from queries.support import Entry, check_current_build, of_current_build
+from schema.catalog import session_scope
+from schema.catalog_abstraction import Abstraction
+from schema.catalog_solve import SolveRun
 from schema.errors import UserError
+from solve.holdem import run as holdem_run
+from solve.holdem.evaluate import duplicate_match, local_best_response, sample_deals, seat_value
+from solve.holdem.run import HoldemSolveOptions, load_policy
 
 H2H_DEALS = 100_000
 LBR_DEALS = 4_000
@@ -31,7 +38,7 @@ def compare_support(data_dir: Path):
 
 
 class HoldemSupport:
-    """``queries.compare.GameSupport`` for limit Texas Hold'em (see the module docstring)."""
+    """``queries.support.GameSupport`` for limit Texas Hold'em (see the module docstring)."""
 
     game = "holdem"
 
@@ -41,26 +48,18 @@ class HoldemSupport:
         self._cache: dict = {}
 
     def _runs(self) -> dict[str, dict]:
-        from schema.catalog import session_scope
-        from schema.catalog_solve import SolveRun
-
         with session_scope(self.data_dir) as s:
             return {r.name: {"name": r.name, "abstraction": r.abstraction, "sha256": r.sha256,
                              "created": r.created}
                     for r in s.query(SolveRun).filter(SolveRun.game == "holdem").all()}
 
     def _abstractions(self) -> dict[str, dict]:
-        from schema.catalog import session_scope
-        from schema.catalog_abstraction import Abstraction
-
         with session_scope(self.data_dir) as s:
             return {a.name: {"method": a.method, "buckets": a.buckets, "built": a.built,
                              "created": a.created}
                     for a in s.query(Abstraction).filter(Abstraction.game == "holdem").all()}
 
     def resolve(self, names):
-        from queries.compare import Entry, check_current_build
-
         runs, abstractions = self._runs(), self._abstractions()
         out = []
         for name in names:
@@ -81,7 +80,6 @@ class HoldemSupport:
         ``--time-limit`` seconds (default 100,000 iterations)."""
         if entry.strategy is not None:
             return entry.strategy
-        from queries.compare import of_current_build
 
         a = self._abstractions().get(entry.abstraction or "", {})
         mine = [r for r in self._runs().values() if r["abstraction"] == entry.abstraction
@@ -89,7 +87,6 @@ class HoldemSupport:
         if mine:
             entry.strategy = max(mine, key=lambda r: r["created"])["name"]
             return entry.strategy
-        from solve.holdem_solve import HoldemSolveOptions, solve_holdem
 
         name = f"holdem-{entry.abstraction}-cfr+"
         args = HoldemSolveOptions(
@@ -97,7 +94,7 @@ class HoldemSupport:
             iterations=getattr(options, "iterations", None), time_limit=options.time_limit, checkpoint_minutes=10.0, threads=1, lbr_deals=2000,
             h2h_deals=20000, max_bets=4, name=name, resume=False, seed=0,
             keep_averages=False)
-        solve_holdem(args)
+        holdem_run.solve_holdem(args)  # looked up at call time: tests replace it
         entry.strategy = name
         return name
 
@@ -131,15 +128,11 @@ class HoldemSupport:
 
     def _policy(self, name: str):
         if name not in self._policies:
-            from solve.holdem_solve import load_policy
-
             self._policies[name] = load_policy(name, self.data_dir, self._cache)
         return self._policies[name]
 
     def best_responses(self, name: str) -> tuple[float, float]:
         """LBR's chips against ``name`` in seat 1 and in seat 2 (lower bounds)."""
-        from solve.holdem_eval import local_best_response
-
         pol, tree = self._policy(name)
         _, lbr_vs_seat2, lbr_vs_seat1 = local_best_response(tree, pol, LBR_DEALS, seed=11)
         bb = tree.rules.big_blind / 1000.0
@@ -147,14 +140,10 @@ class HoldemSupport:
         return lbr_vs_seat1.mean * bb, lbr_vs_seat2.mean * bb
 
     def value(self, name: str) -> float:
-        from solve.holdem_eval import sample_deals, seat_value
-
         pol, tree = self._policy(name)
         return seat_value(tree, pol, pol, sample_deals(VALUE_DEALS, 12))
 
     def head_to_head(self, a: str, b: str, beh_a=None):
-        from solve.holdem_eval import duplicate_match
-
         pa, ta = self._policy(a)
         pb, tb = self._policy(b)
         if ta.rules != tb.rules:

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
+from queries.tables import TITLES, fmt
+from queries.views import connect
+
 #: measure -> (column of abstraction_summary, label, better: "low" | "high" | "abs-low")
 PLOTS = {
     "exploitability": ("exploitability", "exploitability in the real game (chips/game)", "low"),
@@ -21,8 +24,6 @@ PLOTS = {
 
 
 def summary_rows(data_dir: Path, game: str, strategies: list[str]) -> list[dict]:
-    from queries.views import connect
-
     with connect(data_dir, read_only=True) as con:
         rel = con.execute("SELECT s.*, r.iterations, r.algorithm, r.wall_seconds AS solve_seconds "
                           "FROM abstraction_summary s "
@@ -101,13 +102,11 @@ def plot(rows: list[dict], key: str, path: Path, title: str) -> None:
 
 
 def _md_table(cols, rows, game: str = "") -> str:
-    from queries.compare import _fmt
-
     def cell(v):
         if isinstance(v, str) and game:  # strategy names: drop the repeated game prefix
             while v.startswith(game + "-"):
                 v = v[len(game) + 1:]
-        return _fmt(v)
+        return fmt(v)
 
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     lines += ["| " + " | ".join(cell(v) for v in r) + " |" for r in rows]
@@ -116,8 +115,6 @@ def _md_table(cols, rows, game: str = "") -> str:
 
 def write_report(folder: Path, data_dir: Path, game: str, result: dict, title: str | None = None) -> Path:
     """Write ``folder/README.md`` and the PNG plots; returns the Markdown path."""
-    from queries.compare import TITLES
-
     folder.mkdir(parents=True, exist_ok=True)
     options = result["options"]
     rows = summary_rows(data_dir, game, result["strategies"])

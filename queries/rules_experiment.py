@@ -21,12 +21,11 @@ import platform
 import sys
 from pathlib import Path
 
-from schema.progress import progress_bar
-
 from schema.errors import UserError
+from schema.progress import progress_bar
 from schema.storage import AtomicFile
 from solve.games.rules import rhode_island
-from solve.rhode_island_rules import (PUBLISHED, SETTINGS, Bracket, lossless_classes, lp_size,
+from solve.games.rhode_island_rules import (PUBLISHED, SETTINGS, Bracket, lossless_classes, lp_size,
                                       solve_to, unabstracted_lp_rows, variant_game, variants)
 
 NAME = "rhode-island-rules"

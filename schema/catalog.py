@@ -24,6 +24,7 @@ import sqlalchemy as sa
 from sqlalchemy.orm import DeclarativeBase, MappedColumn, Session, mapped_column
 
 from schema.errors import UserError, first_line
+from schema.optional import import_optional
 from schema.paths import data_dir as _data_dir
 
 CATALOG_FILE = "poker.duckdb"
@@ -85,7 +86,6 @@ def is_damage(exc: BaseException) -> bool:
 
 def _import_models() -> None:
     # Importing registers the models on Base.metadata. Stages that are not built yet are skipped.
-    from schema.optional import import_optional
 
     for name in ("schema.catalog_etl", "schema.catalog_abstraction", "schema.catalog_solve",
                  "schema.catalog_queries"):

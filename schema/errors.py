@@ -13,3 +13,9 @@ def first_line(exc: BaseException) -> str:
     type name if it has none: what a one-line ``UserError`` quotes."""
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
+
+
+def typed_line(exc: BaseException) -> str:
+    """``Type: first line`` of ``exc`` (a worker's error, where the type says much)."""
+    first = first_line(exc)
+    return first if first == type(exc).__name__ else f"{type(exc).__name__}: {first}"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from schema.errors import UserError
+
 ENV_VAR = "POKER_DATA_DIR"
 
 
@@ -25,8 +27,6 @@ def check_dir(path: str | os.PathLike, what: str, writable: bool = False) -> Pat
         UserError: ``path`` or one of its parents exists and is not a directory (or is not
             writable).
     """
-    from schema.errors import UserError
-
     path = Path(path).expanduser().absolute()
     for p in (path, *path.parents):
         if p.exists():

@@ -13,7 +13,7 @@ rhode-island, see :data:`STRATEGY_REACHED_SCHEMA`, and of the classic games): fa
 information set that the acting player's own strategy never reaches (its own sequence weight
 into it is 0 in the solver's realization plan, e.g. after an action the LP plays with
 probability 0). The behaviour there is undefined: those tables store the uniform strategy as a
-playable default in ``probability`` (the classic-game tables, ``solve/classic_cli.py``, store
+playable default in ``probability`` (the classic-game tables, ``solve/cli/classic.py``, store
 NULL instead). It does not change the realization plan, so value and exploitability do not
 depend on it. Tables without the column (older ones, Hold'em, 3-player Kuhn) are read as all
 reached; in the DuckDB ``strategies`` view (``union_by_name``) their ``reached`` is NULL.

@@ -4,21 +4,21 @@ Public API (issue 3; DESIGN.md sections 5-6)::
 
     from solve.games.rules import kuhn, leduc, rhode_island, LimitPokerRules
     from solve.games.compile import compile_game          # rules (+ abstraction) -> CompiledGame
-    from solve.cfr import CFRSolver                       # "cfr", "cfr+", "dcfr"; save/load
-    from solve.lp import solve_lp                         # sequence-form LP (HiGHS)
-    from solve.evaluate import (exploitability, best_response_value, expected_value,
+    from solve.algorithms.cfr import CFRSolver                       # "cfr", "cfr+", "dcfr"; save/load
+    from solve.algorithms.lp import solve_lp                         # sequence-form LP (HiGHS)
+    from solve.algorithms.evaluate import (exploitability, best_response_value, expected_value,
                                 head_to_head)
     from solve.strategy import Strategy                   # per-infoset probabilities
     from solve.table import write_strategy, read_strategy # Parquet strategy tables
     from solve.abstractions import FunctionAbstraction, load_abstraction
-    from solve import kuhn3                               # 3-player Kuhn, NashConv
+    from solve.games import kuhn3  # 3-player Kuhn, NashConv
 
 Example::
 
     >>> from solve.games.rules import kuhn
     >>> from solve.games.compile import compile_game
-    >>> from solve.lp import solve_lp
-    >>> from solve.evaluate import exploitability
+    >>> from solve.algorithms.lp import solve_lp
+    >>> from solve.algorithms.evaluate import exploitability
     >>> game = compile_game(kuhn())
     >>> strategy, value = solve_lp(game)
     >>> round(value, 9), round(exploitability(game, strategy), 9)

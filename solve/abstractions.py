@@ -21,7 +21,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from abstraction.public_board import public_board_buckets  # noqa: F401 (re-exported)
+from etl.rhode_island import hand_rank3, hand_tree
+from schema.catalog import session_scope
+from schema.catalog_abstraction import Abstraction
 from schema.errors import UserError, first_line
+from schema.paths import resolve_stored
 
 
 class FunctionAbstraction:
@@ -40,8 +44,6 @@ def ri_rank_category(r: int, hands: np.ndarray, board: np.ndarray) -> np.ndarray
     13 buckets (rank), then 25 (rank x paired with the flop card, the two ace buckets merged),
     then up to 125 (x the 3-card hand category, straights and better merged): nested and
     suit-invariant. Use as ``FunctionAbstraction("ri-13-25-125", ri_rank_category)``."""
-    from etl.rhode_island import hand_rank3
-
     rank = hands[:, 0] // 4
     if r == 0:
         return rank
@@ -70,8 +72,6 @@ class RhodeIslandTableAbstraction:
         self.round_buckets = public_board_buckets(self.labels) if public_board else self.labels
 
     def bucket(self, round: int, hands: np.ndarray, board: np.ndarray) -> np.ndarray:
-        from etl.rhode_island import hand_tree
-
         cards = np.column_stack([hands[:, 0]] + [np.full(len(hands), c) for c in board[:round]])
         return self.round_buckets[round][hand_tree()[round].index_of(cards)]
 
@@ -87,9 +87,6 @@ def load_abstraction(name: str, game: str, data_dir: str | Path) -> RhodeIslandT
     Raises:
         UserError: if it is missing, for another game, or its files are incomplete.
     """
-    from schema.catalog import session_scope
-    from schema.catalog_abstraction import Abstraction
-
     with session_scope(data_dir) as s:
         row = s.get(Abstraction, name)
         if row is None:
@@ -101,7 +98,6 @@ def load_abstraction(name: str, game: str, data_dir: str | Path) -> RhodeIslandT
         raise UserError(f"abstraction {name!r} is for {row_game}, not {game}")
     if game != "rhode-island":
         raise UserError(f"abstractions are supported for rhode-island only, not {game}")
-    from schema.paths import resolve_stored
 
     folder = resolve_stored(data_dir, path, Path(data_dir) / "abstractions" / name)
     rounds = []
@@ -123,9 +119,6 @@ def load_abstraction(name: str, game: str, data_dir: str | Path) -> RhodeIslandT
 
 def built_at(name: str, data_dir: str | Path) -> float | None:
     """POSIX time stored abstraction ``name`` was (re)built, or None if there is none."""
-    from schema.catalog import session_scope
-    from schema.catalog_abstraction import Abstraction
-
     with session_scope(data_dir) as s:
         row = s.get(Abstraction, name)
         return None if row is None else row.built_at

@@ -32,13 +32,13 @@ import pyarrow.parquet as pq
 from etl.cards import format_card
 from etl.cards import parse_cards as parse_holdem
 from schema.errors import UserError, first_line
-from solve import _holdem_kernels as HK
 from solve.abstractions import load_abstraction
 from solve.games import registry
 from solve.games.compile import ACTION_NAMES, CompiledGame, compile_game
 from solve.games.rules import LimitPokerRules
-from solve.holdem import indexer_tables
-from solve.holdem_solve import load_policy
+from solve.holdem import _kernels as HK
+from solve.holdem.buckets import indexer_tables
+from solve.holdem.run import load_policy
 from solve.runs import NAME_PATTERN
 from solve.table import read_strategy, strategy_path
 

@@ -2,19 +2,20 @@
 through (CFR family on compiled games and on the type form, sequence-form CFR and EGT on
 generic trees, three-player Kuhn): iterate in steps, checkpoint and measure after each, stop at
 a target, a time limit or an iteration count. (The Texas Hold'em solver, whose stop rules add
-wall-clock checkpoints and sampled evaluations, has its own in ``solve.holdem_solve``.)"""
+wall-clock checkpoints and sampled evaluations, has its own in ``solve.holdem.run``.)"""
 
 from __future__ import annotations
 
 import math
 import time
 
+from schema.errors import UserError
+from solve.algorithms.evaluate import exploitability
+
 
 def check_stop_args(args) -> None:
     """One-line errors for the stopping options of ``cli.py solve`` (iterations, check-every,
     time limit, target exploitability)."""
-    from schema.errors import UserError
-
     for flag in ("iterations", "check_every"):
         v = getattr(args, flag)
         if v is not None and v < 1:
@@ -25,8 +26,6 @@ def check_stop_args(args) -> None:
 def check_positive_finite(args, *flags: str) -> None:
     """One-line error unless each given option (None = not given) is positive and finite;
     nan is refused too (a nan limit or target would never stop a run)."""
-    from schema.errors import UserError
-
     for flag in flags:
         v = getattr(args, flag)
         if v is not None and not 0 < v < math.inf:
@@ -38,7 +37,7 @@ def iterate_until(solver, game, every: int, *, total: int | None = None,
                   started: float | None = None, min_iteration: int | None = None,
                   expl: float = math.inf, checkpoint=None, bar=None,
                   measure_fn=None, label: str = "exploitability") -> float:
-    """Run ``solver`` (``solve.cfr.CFRSolver``, or ``solve.abstract_cfr.AbstractFormSolver``, on
+    """Run ``solver`` (``solve.algorithms.cfr.CFRSolver``, or ``solve.algorithms.abstract_cfr.AbstractFormSolver``, on
     ``game``) in steps of ``every`` iterations
     (the last one shorter so as to stop at ``total`` iterations in all, counting any resumed).
 
@@ -86,6 +85,5 @@ def measure(solver, game, abstract: bool) -> float:
     ``abstract``): on the solver's sequence form when it has one, else on ``game``."""
     if hasattr(solver, "abstract_exploitability"):
         return solver.abstract_exploitability()
-    from solve.evaluate import exploitability
 
     return exploitability(game, solver.average_strategy(), abstract=abstract)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solve import _kernels as K
+from solve.algorithms import _kernels as K
 from solve.games.compile import CompiledGame
 
 

@@ -93,7 +93,7 @@ def test_hist_rows_and_preflop_mixture():
 def test_ensure_tables_completes_a_partial_table(tmp_path, monkeypatch):
     """A table with some partitions (an interrupted build) is completed, not taken as built."""
     from abstraction.holdem import ensure_tables
-    from etl import runner, storage
+    from etl import records, runner, storage
 
     monkeypatch.setenv("POKER_ETL_TABLES", "test_etl_runner:toy_tables")
     from etl.tables import all_tables
@@ -103,6 +103,6 @@ def test_ensure_tables_completes_a_partial_table(tmp_path, monkeypatch):
     for key in list(files)[:2]:
         files[key].unlink()  # as if the run had been killed before these
     ensure_tables(tmp_path, 1, False, ["toy_sum"])
-    assert all(st.complete for st in runner.status(tmp_path, tables, ["toy", "toy_sum"],
+    assert all(st.complete for st in records.status(tmp_path, tables, ["toy", "toy_sum"],
                                                    checksum=False))
     ensure_tables(tmp_path, 1, False, ["toy_sum"])  # nothing to do

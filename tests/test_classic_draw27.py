@@ -7,7 +7,7 @@ import pytest
 
 from solve.games import draw27 as D
 from solve.games.tree import sequence_form
-from solve.treeplex import SequenceCFR, exploitability, solve_lp, value
+from solve.algorithms.treeplex import SequenceCFR, exploitability, solve_lp, value
 
 
 def test_category_counts_of_the_1330_hands():
@@ -113,10 +113,10 @@ def test_matrix_free_sequence_form_equals_tree(buckets, ranks, suits):
     np.testing.assert_allclose(op.A.T @ x, sf.A.T @ x, atol=1e-15)
 
 
-# -- the unabstracted game evaluated over all deals (solve.draw27_raw) -----------------------
+# -- the unabstracted game evaluated over all deals (solve.games.draw27_raw) -----------------------
 
 def _random_plans(sf, seed):
-    from solve import _treeplex_kernels as K
+    from solve.algorithms import _treeplex_kernels as K
 
     rng = np.random.default_rng(seed)
     plans = []
@@ -132,8 +132,8 @@ def _random_plans(sf, seed):
 
 @pytest.mark.parametrize("ranks,suits", [(4, 2), (3, 3)])
 def test_raw_pair_sums_merge_equals_plain_loop(ranks, suits):
-    from solve._draw27_raw_kernels import pair_sums, pair_sums_direct
-    from solve.draw27_raw import RawDraw27
+    from solve.games._draw27_raw_kernels import pair_sums, pair_sums_direct
+    from solve.games.draw27_raw import RawDraw27
 
     g = RawDraw27(ranks, suits)
     rng = np.random.default_rng(1)
@@ -148,7 +148,7 @@ def test_raw_pair_sums_merge_equals_plain_loop(ranks, suits):
 
 @pytest.mark.parametrize("ranks,suits", [(4, 2), (3, 3)])
 def test_raw_evaluator_equals_dense_raw_game(ranks, suits):
-    from solve.draw27_raw import RawDraw27
+    from solve.games.draw27_raw import RawDraw27
 
     sf = sequence_form(D.draw27("raw", ranks, suits))
     g = RawDraw27(ranks, suits)
@@ -162,8 +162,8 @@ def test_raw_evaluator_equals_dense_raw_game(ranks, suits):
 
 @pytest.mark.parametrize("ranks,suits", [(4, 2), (3, 3)])
 def test_lifted_iso_profile_is_lossless_in_the_raw_game(ranks, suits):
-    from solve.draw27_raw import RawDraw27
-    from solve.treeplex import best_response_values
+    from solve.games.draw27_raw import RawDraw27
+    from solve.algorithms.treeplex import best_response_values
 
     iso = sequence_form(D.draw27("iso", ranks, suits))
     g = RawDraw27(ranks, suits)
@@ -184,8 +184,8 @@ def test_lifted_iso_profile_is_lossless_in_the_raw_game(ranks, suits):
 
 
 def test_lifted_bucketed_profile_keeps_its_value_but_not_its_exploitability():
-    from solve.draw27_raw import RawDraw27
-    from solve.treeplex import best_response_values
+    from solve.games.draw27_raw import RawDraw27
+    from solve.algorithms.treeplex import best_response_values
 
     sf = sequence_form(D.draw27(2, 4, 2))
     g = RawDraw27(4, 2)
@@ -201,7 +201,7 @@ def test_full_deck_lifted_iso_profile_is_lossless():
     # 21 cards: the raw game (23,940 (hand, card) per player) is evaluated over all
     # 227,908,800 deals; a (far from equilibrium) iso CFR+ profile keeps its iso value and
     # both best-response values when every raw information set plays its class's strategy
-    from solve.draw27_raw import RawDraw27
+    from solve.games.draw27_raw import RawDraw27
     from solve.games.draw27 import draw27_sequence_form
 
     iso = draw27_sequence_form("iso")
@@ -215,7 +215,7 @@ def test_full_deck_lifted_iso_profile_is_lossless():
 
 def _assert_same_evaluation(r, sf, x, y):
     """The raw evaluation ``r`` equals the sequence form's value and best responses."""
-    from solve.treeplex import best_response_values
+    from solve.algorithms.treeplex import best_response_values
 
     b1, b2 = best_response_values(sf, x, y)
     assert r.value == pytest.approx(value(sf, x, y), abs=1e-12)

@@ -7,8 +7,8 @@ import pytest
 
 from solve.games import classic
 from solve.games.tree import sequence_form
-from solve.lp_exact import solve_exact
-from solve.treeplex import SequenceCFR, exploitability, solve_lp, value
+from solve.algorithms.lp_exact import solve_exact
+from solve.algorithms.treeplex import SequenceCFR, exploitability, solve_lp, value
 
 LEDUC_VALUE = -0.0856064240780  # test_solve_kuhn_leduc / OpenSpiel
 
@@ -16,7 +16,7 @@ LEDUC_VALUE = -0.0856064240780  # test_solve_kuhn_leduc / OpenSpiel
 def test_kuhn_tree_matches_compiled_kuhn():
     from solve.games.compile import compile_game
     from solve.games.rules import kuhn
-    from solve.lp import solve_lp as solve_compiled
+    from solve.algorithms.lp import solve_lp as solve_compiled
 
     _, v_compiled = solve_compiled(compile_game(kuhn()))
     _, _, v = solve_lp(sequence_form(classic.kuhn()))

@@ -5,13 +5,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from solve import _treeplex_kernels as K
-from solve.egt import EGTSolver
-from solve.ga import GAParams, GeneticSolver
+from solve.algorithms import _treeplex_kernels as K
+from solve.algorithms.egt import EGTSolver
+from solve.algorithms.ga import GAParams, GeneticSolver
 from solve.games import classic
 from solve.games.tree import sequence_form
-from solve.lp_exact import simplex_max, solve_exact
-from solve.treeplex import SequenceCFR, behaviour, exploitability, solve_lp, value
+from solve.algorithms.lp_exact import simplex_max, solve_exact
+from solve.algorithms.treeplex import SequenceCFR, behaviour, exploitability, solve_lp, value
 
 
 @pytest.fixture(scope="module")
@@ -172,7 +172,7 @@ def test_flop_equity_cache_roundtrip(tmp_path, monkeypatch, flop_equity_arrays):
     result is the session's (tests/conftest.py: the same call on the same inputs, checked in
     test_classic_games) instead of a second identical run of it."""
     calls = []
-    import solve._classic_kernels as CK
+    import solve.games._classic_kernels as CK
 
     score = flop_equity_arrays[1]
     monkeypatch.setattr(CK, "flop_scores", lambda *a: calls.append(1) or score.copy())
@@ -221,7 +221,7 @@ def test_evaluate_classic_tables(tmp_path, capsys):
 
     import cli
     from schema.errors import UserError
-    from solve import classic_cli
+    from solve.cli import classic as classic_cli
     from solve.table import strategy_path
 
     def numbers(text):

@@ -179,7 +179,7 @@ def test_interrupted_checkpoint_leaves_no_temp_file(tmp_path, capsys, monkeypatc
     # Ctrl-C while a checkpoint was written left checkpoint.npz.tmp.npz beside it
     import numpy as np
 
-    import solve.cfr
+    import solve.algorithms.cfr
 
     rc, out, err = _main(capsys, monkeypatch, tmp_path, "solve", "--game", "kuhn", "--iterations",
                          "20", "--check-every", "10")
@@ -194,7 +194,7 @@ def test_interrupted_checkpoint_leaves_no_temp_file(tmp_path, capsys, monkeypatc
         real_savez(file, **arrays)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(solve.cfr.np, "savez", savez_then_interrupt)
+    monkeypatch.setattr(solve.algorithms.cfr.np, "savez", savez_then_interrupt)
     rc, out, err = _main(capsys, monkeypatch, tmp_path, "solve", "--game", "kuhn", "--iterations",
                          "40", "--check-every", "10", "--resume")
     assert rc == 130 and "interrupted" in err

@@ -1,19 +1,20 @@
 """compare (issue 5): the four measures on Kuhn and Leduc, their storage and SQL views."""
 
 import pytest
+from leduc_buckets import LEDUC_VALUE, leduc_coarse, leduc_lossless
 
 import cli
-from queries.compare import LimitPokerSupport, Options, compare, evaluate
+from queries.compare import compare, evaluate
+from queries.limit_support import LimitPokerSupport
+from queries.support import Options
 from queries.views import connect, create_views
 from solve.abstractions import FunctionAbstraction
-from solve.cfr import CFRSolver
-from solve.runs import store_strategy
-from solve.evaluate import expected_value, exploitability
+from solve.algorithms.cfr import CFRSolver
+from solve.algorithms.evaluate import expected_value, exploitability
 from solve.games.compile import compile_game
 from solve.games.rules import kuhn, leduc
-from solve.lp import solve_lp
-
-from leduc_buckets import LEDUC_VALUE, leduc_coarse, leduc_lossless
+from solve.algorithms.lp import solve_lp
+from solve.runs import store_strategy
 
 KUHN_VALUE = -1 / 18
 
@@ -158,7 +159,7 @@ def test_strategies_and_checkpoints_of_an_earlier_build_are_not_used(tmp_path, c
     import datetime as dt
     import os
 
-    from queries.compare import RhodeIslandSupport
+    from queries.limit_support import RhodeIslandSupport
     from schema.catalog import session_scope
     from schema.catalog_abstraction import Abstraction
     from schema.catalog_solve import SolveRun
@@ -204,12 +205,12 @@ def test_strategies_and_checkpoints_of_an_earlier_build_are_not_used(tmp_path, c
 def test_holdem_strategy_of_an_earlier_build_is_not_reused(tmp_path, monkeypatch):
     import datetime as dt
 
+    from queries.holdem_compare import HoldemSupport
     from schema.catalog import session_scope
     from schema.catalog_abstraction import Abstraction
     from schema.catalog_solve import SolveRun
     from schema.errors import UserError
-    from queries.holdem_compare import HoldemSupport
-    from solve import holdem_solve
+    from solve.holdem import run as holdem_solve
 
     built = dt.datetime(2026, 1, 1, 12)
     with session_scope(tmp_path) as s:
@@ -233,7 +234,8 @@ def test_holdem_strategy_of_an_earlier_build_is_not_reused(tmp_path, monkeypatch
 def test_parallel_solves_store_what_sequential_solves_store(tmp_path):
     # --jobs 2: each abstract game solved in its own process, stored as a sequential solve
     # stores it (same iterations, same table, bit for bit)
-    from queries.compare import RhodeIslandSupport, game_support
+    from queries.compare import game_support
+    from queries.limit_support import RhodeIslandSupport
     from queries.parallel_solve import solve_parallel
 
     names = ["eb", "eb2"]

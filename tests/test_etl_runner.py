@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from etl import runner, storage
+from etl import records, runner, storage
 from etl.lock import LockHeldError, etl_lock
 from etl.spec import TableSpec
 from schema.errors import UserError
@@ -91,7 +91,7 @@ def _env(extra=None) -> dict:
 
 def _states(data_dir) -> dict[str, dict[str, str]]:
     return {st.name: {c.key: c.state for c in st.checks}
-            for st in runner.status(data_dir, toy_tables())}
+            for st in records.status(data_dir, toy_tables())}
 
 
 def test_build_then_rerun_computes_nothing(tmp_path):

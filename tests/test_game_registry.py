@@ -12,8 +12,8 @@ from solve.games.compile import compile_game
 from solve.games.limit_tree import limit_tree
 from solve.games.rules import LimitPokerRules, kuhn, leduc
 from solve.games.tree import sequence_form
-from solve.lp import solve_lp as solve_compiled
-from solve.lp_exact import solve_exact
+from solve.algorithms.lp import solve_lp as solve_compiled
+from solve.algorithms.lp_exact import solve_exact
 
 # The whole of adding a game: a rules factory and one registry line, in one module.
 PLUGIN = textwrap.dedent('''

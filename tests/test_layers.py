@@ -31,8 +31,8 @@ def imported(tree: ast.AST):
 
 
 def is_cli(module: str) -> bool:
-    last = module.split(".")[-1]
-    return module == "cli" or last == "commands" or last.endswith("_cli")
+    parts = module.split(".")
+    return module == "cli" or "cli" in parts or parts[-1] == "commands" or parts[-1].endswith("_cli")
 
 
 def upward(sources) -> list[str]:

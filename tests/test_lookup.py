@@ -125,7 +125,7 @@ def test_holdem_lookup_finds_the_abstraction_buckets_and_the_stored_probabilitie
 
     from etl.cards import format_card
     from etl.isomorphism import HandIndexer
-    from solve.holdem import synthetic_buckets
+    from solve.holdem.buckets import synthetic_buckets
     from solve.lookup import open_lookup
 
     d = str(tmp_path)

@@ -5,18 +5,18 @@ responses; CFR on it solves the abstract game; checkpoints resume exactly."""
 import numpy as np
 import pytest
 
-from solve.abstract_cfr import AbstractFormSolver, make_solver
+from solve.algorithms.abstract_cfr import AbstractFormSolver, make_solver
 from solve.abstractions import FunctionAbstraction
-from solve.cfr import CFRSolver
-from solve.evaluate import expected_value, exploitability
+from solve.algorithms.cfr import CFRSolver
+from solve.algorithms.evaluate import expected_value, exploitability
 from solve.games.abstract_form import abstract_form, to_strategy
 from solve.games.compile import compile_game
 from solve.games.rules import LimitPokerRules, leduc
-from solve.lp import solve_lp
+from solve.algorithms.lp import solve_lp
 from solve.strategy import Strategy
-from solve.treeplex import exploitability as form_exploitability
-from solve.treeplex import value as form_value
-from solve import _treeplex_kernels as TK
+from solve.algorithms.treeplex import exploitability as form_exploitability
+from solve.algorithms.treeplex import value as form_value
+from solve.algorithms import _treeplex_kernels as TK
 
 from leduc_buckets import LEDUC_VALUE, leduc_coarse, leduc_lossless
 

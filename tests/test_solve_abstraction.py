@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from solve.abstractions import FunctionAbstraction, ri_rank_category
-from solve.cfr import CFRSolver
-from solve.evaluate import exploitability, expected_value, head_to_head
+from solve.algorithms.cfr import CFRSolver
+from solve.algorithms.evaluate import exploitability, expected_value, head_to_head
 from solve.games.compile import compile_game
 from solve.games.rules import leduc, rhode_island
-from solve.lp import solve_lp
+from solve.algorithms.lp import solve_lp
 
 from leduc_buckets import LEDUC_VALUE, leduc_coarse, leduc_lossless
 
@@ -57,8 +57,8 @@ def test_bucket_sequences_keep_perfect_recall():
 def test_rhode_island_abstract_lp_vs_cfr_plus():
     """Issue 3: on an abstracted Rhode Island game (13, 25, 125 buckets) the LP and CFR+ agree
     on the abstract game's value to 1e-3 chips. The LP runs on the public tree (HiGHS interior
-    point, ~11 min), CFR+ on the type-level form (solve.abstract_cfr, ms per iteration)."""
-    from solve.abstract_cfr import make_solver
+    point, ~11 min), CFR+ on the type-level form (solve.algorithms.abstract_cfr, ms per iteration)."""
+    from solve.algorithms.abstract_cfr import make_solver
 
     ab = FunctionAbstraction("ri-13-25-125", ri_rank_category)
     g = compile_game(rhode_island(), ab)

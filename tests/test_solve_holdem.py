@@ -8,10 +8,11 @@ import pandas as pd
 import pytest
 
 import cli
-from solve.holdem import (DECISION, RIVER_KEYS, HoldemBuckets, HoldemCFR, HoldemRules,
-                          build_tree, river_lut, synthetic_buckets)
-from solve.holdem_eval import (Policy, best_response, duplicate_match, local_best_response,
-                               sample_deals, seat_value)
+from solve.holdem.buckets import HoldemBuckets, river_lut, synthetic_buckets
+from solve.holdem.cfr import HoldemCFR
+from solve.holdem.evaluate import (Policy, best_response, duplicate_match, local_best_response,
+                                   sample_deals, seat_value)
+from solve.holdem.game import DECISION, RIVER_KEYS, HoldemRules, build_tree
 
 
 @pytest.fixture(scope="module")

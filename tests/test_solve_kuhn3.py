@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from solve.kuhn3 import Kuhn3Solver, build, nash_conv, values
+from solve.games.kuhn3 import Kuhn3Solver, build, nash_conv, values
 
 
 def to_openspiel(game, strat, os_game):

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from solve.cfr import CFRSolver
-from solve.evaluate import best_response_value, expected_value, exploitability, head_to_head
+from solve.algorithms.cfr import CFRSolver
+from solve.algorithms.evaluate import best_response_value, expected_value, exploitability, head_to_head
 from solve.games.compile import compile_game
 from solve.games.rules import kuhn, leduc
-from solve.lp import solve_lp
+from solve.algorithms.lp import solve_lp
 
 KUHN_VALUE = -1.0 / 18.0
 LEDUC_VALUE = -0.0856064240780  # also checked against OpenSpiel in test_solve_openspiel

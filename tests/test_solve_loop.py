@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from solve.cfr import CFRSolver
-from solve.evaluate import exploitability
+from solve.algorithms.cfr import CFRSolver
+from solve.algorithms.evaluate import exploitability
 from solve.games.compile import compile_game
 from solve.games.rules import kuhn
 from solve.loop import iterate_until

@@ -57,7 +57,7 @@ def test_refinement_is_nested(lossless):
 
 
 def _best_responses(ab):
-    from solve.evaluate import best_response_value
+    from solve.algorithms.evaluate import best_response_value
     from solve.games.compile import compile_game
     from solve.games.rules import rhode_island
     from solve.strategy import Strategy

@@ -7,11 +7,11 @@ from open_spiel.python import policy as os_policy  # noqa: E402
 from open_spiel.python.algorithms import exploitability as os_expl  # noqa: E402
 from open_spiel.python.algorithms import sequence_form_lp  # noqa: E402
 
-from solve.cfr import CFRSolver  # noqa: E402
-from solve.evaluate import exploitability  # noqa: E402
+from solve.algorithms.cfr import CFRSolver  # noqa: E402
+from solve.algorithms.evaluate import exploitability  # noqa: E402
 from solve.games.compile import CHANCE, CHECK_A, CALL_A, BET_A, RAISE_A, FOLD_A, compile_game  # noqa: E402
 from solve.games.rules import kuhn, leduc  # noqa: E402
-from solve.lp import solve_lp  # noqa: E402
+from solve.algorithms.lp import solve_lp  # noqa: E402
 
 
 def to_openspiel(game, strategy, os_game):
@@ -86,7 +86,7 @@ def test_kuhn_exploitability_matches_openspiel(alg):
 def test_expected_value_matches_openspiel(name, rules):
     from open_spiel.python.algorithms.expected_game_score import policy_value
 
-    from solve.evaluate import expected_value
+    from solve.algorithms.evaluate import expected_value
 
     os_game = pyspiel.load_game(name)
     g = compile_game(rules())

@@ -8,10 +8,10 @@ import pyarrow.parquet as pq
 import pytest
 
 import cli
-from solve import _kernels as K
-from solve.cfr import CFRSolver
-from solve.commands import _compile
-from solve.lp import solve_lp
+from solve.algorithms import _kernels as K
+from solve.algorithms.cfr import CFRSolver
+from solve.cli.commands import _compile
+from solve.algorithms.lp import solve_lp
 from solve.table import read_strategy, strategy_path, to_table
 
 

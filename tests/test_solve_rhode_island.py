@@ -5,11 +5,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from solve.cfr import CFRSolver
-from solve.evaluate import expected_value, exploitability
+from solve.algorithms.cfr import CFRSolver
+from solve.algorithms.evaluate import expected_value, exploitability
 from solve.games.compile import CHANCE, DECISION, FOLD, SHOWDOWN, compile_game
 from solve.games.rules import rhode_island
-from solve.lp import solve_lp
+from solve.algorithms.lp import solve_lp
 
 
 def mini_rhode_island(n_ranks=5):
@@ -57,7 +57,7 @@ def test_full_game_shape():
 @pytest.fixture(scope="module")
 def mini_games(_mini_ranking):
     # 3 ranks keep it fast; DCFR's trajectories here split within 6 iterations unless regret
-    # ties are exact (see solve._kernels.TIE_RTOL)
+    # ties are exact (see solve.algorithms._kernels.TIE_RTOL)
     rules = mini_rhode_island(n_ranks=3)
     return compile_game(rules, suit_isomorphism=False), compile_game(rules, suit_isomorphism=True)
 

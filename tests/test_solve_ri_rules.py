@@ -12,7 +12,7 @@ from etl.rhode_island import RANKINGS, all_three_card_sets, category3, hand_rank
 from solve.games.rules import RHODE_ISLAND_VARIANTS, rhode_island
 from solve.games.abstract_form import _betting
 from solve.games.compile import FOLD
-from solve.rhode_island_rules import (PUBLISHED, bracket, lossless_classes, lp_size,
+from solve.games.rhode_island_rules import (PUBLISHED, bracket, lossless_classes, lp_size,
                                       per_type_counts, solve_to, unabstracted_lp_rows,
                                       variant_game)
 

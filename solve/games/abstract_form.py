@@ -18,7 +18,7 @@ Rhode Island Hold'em at 13,25,125 buckets costs milliseconds an iteration instea
 second (the game is the same one :func:`solve.games.compile.compile_game` builds with the
 abstraction; tests check values and best responses agree).
 
-The sequence form has no chance nodes of its own, so :mod:`solve.treeplex` (best response,
+The sequence form has no chance nodes of its own, so :mod:`solve.algorithms.treeplex` (best response,
 CFR, CFR+, DCFR) runs on it unchanged; :func:`to_strategy` maps a solution to the compiled
 abstract game's infosets (label ``"b0.b1.b2"``, betting history), where the rest of the
 project evaluates it in the real game. Matrices that are mostly zeros (lossless types: only
@@ -31,14 +31,19 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
+from solve.games import _abstract_form_kernels as K
 from solve.games import ranking
 from solve.games.compile import CHANCE, DECISION, FOLD, SHOWDOWN, CardAbstraction, CompiledGame
 from solve.games.rules import LimitPokerRules
+from solve.games.tree import SequenceForm, Tree
+from solve.strategy import Strategy
+from solve.algorithms.treeplex import behaviour
 
 MAX_TYPES = 10_000  # final-round types per player (enumerated into dense n x n counts)
 MAX_WORK = 32_000_000  # nonzero entries of the final-round matrices (two dense 4000 x 4000)
@@ -166,12 +171,7 @@ def abstract_form(game: CompiledGame, abstraction: CardAbstraction,
             than ``max_work`` entries (dense, or nonzero if sparse: then the public-tree
             solver is faster), or a malformed abstraction.
     """
-    import time
-
     from scipy.sparse.linalg import LinearOperator
-
-    from solve import _abstract_form_kernels as K
-    from solve.games.tree import SequenceForm, Tree
 
     if game.abstraction != abstraction.name:
         raise ValueError(f"the game is compiled with {game.abstraction!r}, not {abstraction.name!r}")
@@ -318,9 +318,6 @@ def to_strategy(form: AbstractForm, game: CompiledGame, x: np.ndarray, y: np.nda
     """The behaviour strategy of plans ``(x, y)`` on ``game`` (the same rules compiled with the
     same abstraction), as a :class:`solve.strategy.Strategy`; infosets a player's own plan
     never reaches are flagged unreached (uniform placeholder)."""
-    from solve.strategy import Strategy
-    from solve.treeplex import behaviour
-
     if game.abstraction != form.abstraction or game.bucket_labels is None:
         raise ValueError("the compiled game is not this abstraction's game")
     hist = game.infoset_histories()

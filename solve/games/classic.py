@@ -21,9 +21,12 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 
+from schema.storage import AtomicFile
+from solve.games import _classic_kernels as CK
 from solve.games import rules
 from solve.games.limit_tree import limit_tree
 from solve.games.tree import Tree, type_game
@@ -160,10 +163,6 @@ def flop_equity(cache_path=None) -> tuple[np.ndarray, np.ndarray]:
     expected showdown result (2 * equity - 1). With ``cache_path`` the arrays are read
     from / written to that ``.npz`` file (written atomically).
     """
-    from pathlib import Path
-
-    from solve._classic_kernels import flop_scores
-
     if cache_path is not None and Path(cache_path).exists():
         with np.load(cache_path) as z:
             return z["counts"].copy(), z["score"].copy()
@@ -171,15 +170,13 @@ def flop_equity(cache_path=None) -> tuple[np.ndarray, np.ndarray]:
     hands = np.array(list(itertools.combinations(range(52), 2)), dtype=np.int64)
     cls = hand_class(hands[:, 0], hands[:, 1])
     flops, weight = canonical_flops()
-    score = flop_scores(hands, cls, flops, weight)
+    score = CK.flop_scores(hands, cls, flops, weight)
     counts = np.zeros((169, 169), np.int64)
     disjoint = ~((hands[:, None, 0] == hands[None, :, 0]) | (hands[:, None, 0] == hands[None, :, 1])
                  | (hands[:, None, 1] == hands[None, :, 0]) | (hands[:, None, 1] == hands[None, :, 1]))
     i, j = np.nonzero(disjoint)
     np.add.at(counts, (cls[i], cls[j]), 1)
     if cache_path is not None:
-        from schema.storage import AtomicFile
-
         with AtomicFile(cache_path, checksum=False) as f, open(f.tmp, "wb") as fh:
             np.savez(fh, counts=counts, score=score)
     return counts, score

@@ -22,7 +22,7 @@ sequence = (round-1 bucket, round-2 bucket)); the game over buckets has chance w
 deals (hand 1, hand 2, drawn card 1, drawn card 2) -- no sampling:
 
 - ``"raw"``: no abstraction (type = (hand, drawn card)); small decks only (at full size,
-  :mod:`solve.draw27_raw` evaluates profiles of the unabstracted game over all deals without
+  :mod:`solve.games.draw27_raw` evaluates profiles of the unabstracted game over all deals without
   W/S: value and exact best responses, e.g. of a lifted iso or bucketed solution);
 - ``"iso"``: the finest lossless bucketing, suit-isomorphism classes of (hand) and
   (hand, drawn card) (Gilpin & Sandholm 2007: lossless abstraction by isomorphism);
@@ -37,7 +37,8 @@ import itertools
 
 import numpy as np
 
-from solve.games.tree import Tree, type_game
+from solve.games._classic_kernels import draw_enumerate
+from solve.games.tree import SequenceForm, Tree, type_game
 
 MAX_NODES = 4_000_000
 CATEGORIES = ("high card", "pair", "trips", "straight", "flush", "straight flush")
@@ -207,8 +208,6 @@ def _type_maps(buckets, deck: _Deck):
 
 def _types(buckets, n_ranks: int, n_suits: int, tree: bool):
     """(name, W, S, type labels, round-1 view of each type, round-1 labels)."""
-    from solve._classic_kernels import draw_enumerate
-
     deck = _Deck(n_ranks, n_suits)
     H, n = len(deck.hands), deck.n
     hh, cc = np.nonzero(deck.drawable)
@@ -314,11 +313,9 @@ def draw27_sequence_form(buckets="iso", n_ranks: int = 7, n_suits: int = 3):
     history ``z``, ``c_z M_z y_z`` scattered onto player 1's sequences, with ``M_z`` the dense
     deal-count matrix ``W`` (folds) or showdown-sum matrix ``S`` (batched into one matrix
     product per matrix). Sequences are numbered exactly as in :func:`draw27`'s tree, so
-    :mod:`solve.treeplex` (best response, CFR family) runs on it unchanged. No exact LP.
+    :mod:`solve.algorithms.treeplex` (best response, CFR family) runs on it unchanged. No exact LP.
     """
     from scipy.sparse.linalg import LinearOperator
-
-    from solve.games.tree import SequenceForm
 
     name, W, S, labels2, view1, labels1 = _types(buckets, n_ranks, n_suits, tree=False)
     tmpl, kinds = _template()

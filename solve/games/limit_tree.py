@@ -1,7 +1,7 @@
 """A limit poker game's rules (:class:`solve.games.rules.LimitPokerRules`) as a generic tree.
 
-The sequence-form solvers (:mod:`solve.egt`, :mod:`solve.ga`, the exact LP of
-:mod:`solve.lp_exact`, :mod:`solve.treeplex`) work on :class:`solve.games.tree.Tree`; the
+The sequence-form solvers (:mod:`solve.algorithms.egt`, :mod:`solve.algorithms.ga`, the exact LP of
+:mod:`solve.algorithms.lp_exact`, :mod:`solve.algorithms.treeplex`) work on :class:`solve.games.tree.Tree`; the
 CFR family and the float LP on the compiled arrays of :mod:`solve.games.compile`. Both are
 made from the same rules, so a game is defined once (Kuhn and Leduc included): this module
 walks the deals and the betting that the rules describe and emits the tree, with exact chance

@@ -6,8 +6,8 @@ One :class:`Game` entry per game says how the game is represented and what appli
   compiled to arrays for the CFR family and the LP by :mod:`solve.games.compile`, and made
   into a generic tree for the sequence-form solvers by :mod:`solve.games.limit_tree`, so the
   game is defined once); ``"tree"`` (a classic game built as a generic tree from its CLI
-  parameters, :mod:`solve.classic_cli`); ``"kuhn3"`` (three-player Kuhn, :mod:`solve.kuhn3`);
-  ``"holdem"`` (limit Texas Hold'em on a built abstraction, :mod:`solve.holdem_solve`);
+  parameters, :mod:`solve.cli.classic`); ``"kuhn3"`` (three-player Kuhn, :mod:`solve.games.kuhn3`);
+  ``"holdem"`` (limit Texas Hold'em on a built abstraction, :mod:`solve.holdem.run`);
 - ``algorithms``: what ``solve --algorithm`` accepts; for a rules game, ``egt``, ``ga`` and
   ``lp --exact`` run on its generic tree, the others on the compiled game;
 - ``card_abstractions``: ``solve --abstraction`` applies (the abstractions are built by

@@ -2,8 +2,8 @@
 
 Used for the classic games whose betting :class:`solve.games.rules.LimitPokerRules` cannot
 express (von Neumann betting, Kuhn with blinds, flop poker) and by the solvers that work on
-the sequence form (:mod:`solve.treeplex`, :mod:`solve.egt`, :mod:`solve.ga`,
-:mod:`solve.lp_exact`). Sequence form after Koller, Megiddo & von Stengel (1996) and von
+the sequence form (:mod:`solve.algorithms.treeplex`, :mod:`solve.algorithms.egt`, :mod:`solve.algorithms.ga`,
+:mod:`solve.algorithms.lp_exact`). Sequence form after Koller, Megiddo & von Stengel (1996) and von
 Stengel (1996): realization plans ``x`` (player 1), ``y`` (player 2), payoff ``x' A y`` to
 player 1 with chance folded into ``A``.
 
@@ -21,6 +21,8 @@ from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sp
+
+from solve.algorithms._treeplex_kernels import chance_reach, last_sequences
 
 DECISION, CHANCE, TERMINAL = 0, 1, 2
 
@@ -66,7 +68,6 @@ class TreeBuilder:
     """Builds a :class:`Tree` node by node (parents before children).
 
     Example::
-
         b = TreeBuilder("toy")
         root = b.chance()
         for card in ...:
@@ -313,7 +314,6 @@ def sequence_form(t: Tree) -> SequenceForm:
         gid[p].append(g)
     last = np.zeros((t.n_nodes, 2), np.int64)
     info_parent = np.full(I, -1, np.int64)
-    from solve._treeplex_kernels import last_sequences
 
     ok = last_sequences(t.kind, t.infoset, t.player, t.child_start, t.child_count, t.children, offset_g,
                         last, info_parent)
@@ -323,7 +323,6 @@ def sequence_form(t: Tree) -> SequenceForm:
     if len(missing):
         raise ValueError(f"game {t.name!r}: information set {t.info_label[missing[0]]!r} has no node")
     reach = np.ones(t.n_nodes)
-    from solve._treeplex_kernels import chance_reach
 
     chance_reach(t.kind, t.child_start, t.child_count, t.children, t.edge_num / t.edge_den, reach)
     term = np.flatnonzero(t.kind == TERMINAL)

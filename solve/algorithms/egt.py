@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solve import _treeplex_kernels as K
+from solve.algorithms import _treeplex_kernels as K
 from solve.games.tree import SequenceForm
 
 

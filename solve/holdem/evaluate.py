@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solve import _holdem_kernels as K
-from solve.holdem import BettingTree, HoldemBuckets, indexer_tables
+from solve.holdem import _kernels as K
+from solve.holdem.buckets import HoldemBuckets, indexer_tables
+from solve.holdem.game import BettingTree
 
 Z95 = 1.959963984540054
 

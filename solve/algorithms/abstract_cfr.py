@@ -1,7 +1,7 @@
 """CFR-family solving of an abstracted limit poker game on its type-level sequence form.
 
-Same algorithms as :mod:`solve.cfr` (CFR, CFR+, DCFR with alternating updates; here via
-:class:`solve.treeplex.SequenceCFR`) on the same abstract game, but over the matrix-free
+Same algorithms as :mod:`solve.algorithms.cfr` (CFR, CFR+, DCFR with alternating updates; here via
+:class:`solve.algorithms.treeplex.SequenceCFR`) on the same abstract game, but over the matrix-free
 sequence form of :mod:`solve.games.abstract_form`: one iteration is a few dense matrix
 products over bucket types instead of a sweep of the public tree for every board, so an
 abstract Rhode Island Hold'em game with 125 final buckets iterates in milliseconds.
@@ -20,10 +20,11 @@ from pathlib import Path
 import numpy as np
 
 from schema.storage import AtomicFile
-from solve.games.abstract_form import AbstractForm, to_strategy
+from solve.algorithms.cfr import CFRSolver
+from solve.games.abstract_form import AbstractForm, abstract_form, to_strategy
 from solve.games.compile import CompiledGame
 from solve.strategy import Strategy
-from solve.treeplex import SequenceCFR, exploitability, value
+from solve.algorithms.treeplex import SequenceCFR, exploitability, value
 
 FORMAT = "abstract-form-1"
 BLAS_THREADS_MIN_TYPES = 1000  # below this many final-round types, one BLAS thread
@@ -101,11 +102,8 @@ def make_solver(game: CompiledGame, algorithm: str, abstraction=None, engine: st
     abstracted by ``abstraction`` (the card abstraction object it was compiled with) and its
     form fits (:data:`solve.games.abstract_form.MAX_TYPES` final-round types,
     :data:`~solve.games.abstract_form.MAX_WORK` matrix entries), else the public-tree
-    :class:`solve.cfr.CFRSolver`. ``engine``: "auto", "form" (raise if it cannot
+    :class:`solve.algorithms.cfr.CFRSolver`. ``engine``: "auto", "form" (raise if it cannot
     be used) or "tree"."""
-    from solve.cfr import CFRSolver
-    from solve.games.abstract_form import abstract_form
-
     if engine not in ("auto", "form", "tree"):
         raise ValueError(f"engine must be auto, form or tree, got {engine!r}")
     if engine != "tree" and game.abstraction is not None and abstraction is not None:

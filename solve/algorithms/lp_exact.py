@@ -1,7 +1,7 @@
 """Exact sequence-form LP in rational arithmetic (``fractions.Fraction``).
 
 The LP is the sequence-form program of Koller, Megiddo & von Stengel (1996) (see
-:mod:`solve.lp`): player 1 solves ``max q_0  s.t.  F'q - A'x <= 0,  E x = e,  x >= 0``, player
+:mod:`solve.algorithms.lp`): player 1 solves ``max q_0  s.t.  F'q - A'x <= 0,  E x = e,  x >= 0``, player
 2 the mirror program. Two exact routes:
 
 1. ``simplex``: a dense two-phase tableau simplex over the rationals with Bland's rule
@@ -30,6 +30,8 @@ from fractions import Fraction
 import numpy as np
 
 from solve.games.tree import SequenceForm
+from solve.algorithms.lp import _solve_side
+from solve.algorithms.treeplex import solve_lp
 
 SIMPLEX_MAX_SEQUENCES = 300
 
@@ -217,8 +219,6 @@ def _round_plan(sf: SequenceForm, p: int, x: np.ndarray, max_den: int) -> list:
 def _float_vertex(sf: SequenceForm, p: int) -> tuple[np.ndarray, np.ndarray]:
     """Player ``p``'s LP (:func:`_side`'s program) in floating point by HiGHS dual simplex,
     so the solution is a vertex: (own plan, slack of each opponent-sequence constraint)."""
-    from solve.lp import _solve_side
-
     M = sf.A if p == 0 else -sf.A.T.tocsr()
     try:
         x, _, slack = _solve_side(M, sf.constraints(p), sf.constraints(1 - p), method="highs-ds",
@@ -317,7 +317,6 @@ def solve_exact(sf: SequenceForm, method: str = "auto") -> tuple[list, list, Fra
         if not (hi == lo == v1 == -v2):
             raise ExactLPError(f"simplex result failed certification ({hi} vs {lo})")
         return x, y, v1, method
-    from solve.treeplex import solve_lp
 
     def certified(x, y):
         if x is None or y is None or min(x) < 0 or min(y) < 0:

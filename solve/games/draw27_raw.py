@@ -12,7 +12,7 @@ full game.
 
 Counterfactual values are formed per own (hand, drawn card) as sums over opponent (hand,
 drawn card) of the opponent's reach times the payoff, one kernel pass per player
-(:func:`solve._draw27_raw_kernels.pair_sums`, card removal exact); the betting rounds are
+(:func:`solve.games._draw27_raw_kernels.pair_sums`, card removal exact); the betting rounds are
 then folded bottom-up in numpy.
 
 Layout of a :class:`RawProfile` (each entry the probability of the *second* action):
@@ -29,7 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from solve.games._draw27_raw_kernels import pair_sums
 from solve.games.draw27 import _Deck, _type_maps
+from solve.algorithms.treeplex import behaviour
 
 ROUND1 = ("cc", "rc", "crc")
 POT = (1, 2, 2)
@@ -100,8 +102,6 @@ class RawDraw27:
         ``draw27_sequence_form``: every raw (hand) / (hand, drawn card) plays its bucket's
         strategy. Information sets the player's own plan never reaches get 1/2 (irrelevant to
         the value and to both best-response values)."""
-        from solve.treeplex import behaviour
-
         deck = self.deck
         H, n = self.H, self.n
         hh, cc = np.nonzero(deck.drawable)
@@ -147,8 +147,6 @@ class RawDraw27:
 
     # -- evaluation -----------------------------------------------------------------------
     def _sums(self, Qf, Qs):
-        from solve._draw27_raw_kernels import pair_sums
-
         H, n = self.H, self.n
         out_f = np.zeros((H, n, Qf.shape[2]))
         out_s = np.zeros((H, n, Qs.shape[2]))

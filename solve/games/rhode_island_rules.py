@@ -11,7 +11,7 @@ for each variant this module computes two witnesses:
   for the published rules) with the board hidden behind the class: rows
   ``infosets_1 + 1 + sequences_2``, columns ``sequences_1 + infosets_2 + 1``, nonzeros
   ``nnz(E) + nnz(F) + nnz(A)`` -- the program ``max f'q s.t. F'q <= A'x, Ex = e, x >= 0`` of
-  :mod:`solve.lp` (Koller, Megiddo & von Stengel 1996);
+  :mod:`solve.algorithms.lp` (Koller, Megiddo & von Stengel 1996);
 - **the game value**, bracketed: a CFR-family profile ``(x, y)`` of a game gives
   ``min_v x'Av <= value <= max_u u'Ay`` (both best responses computed exactly on the sequence
   form), solved until the bracket is narrower than twice the target exploitability.
@@ -32,13 +32,13 @@ import numpy as np
 
 from abstraction.games import rhode_island as rhode_island_hands
 from abstraction.methods import Lossless
-from solve.abstract_cfr import AbstractFormSolver
+from solve.algorithms.abstract_cfr import AbstractFormSolver
 from solve.abstractions import RhodeIslandTableAbstraction
 from solve.games.abstract_form import AbstractForm, abstract_form
 from solve.games.compile import compile_game
 from solve.games.ranking import rhode_island_variant
 from solve.games.rules import RHODE_ISLAND_VARIANTS, rhode_island
-from solve.treeplex import best_response_values
+from solve.algorithms.treeplex import best_response_values
 
 #: The published figures (Gilpin & Sandholm 2005/2007) the variants are held against.
 PUBLISHED = {"value": -64.1987, "lp_rows": 1_237_238, "lp_nonzeros": 50_428_638,

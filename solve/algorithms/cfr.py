@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from schema.storage import AtomicFile
-from solve import _kernels as K
+from solve.algorithms import _kernels as K
 from solve.games.compile import CompiledGame
 from solve.strategy import Strategy
 

@@ -21,7 +21,8 @@ import json
 from pathlib import Path
 
 from schema.paths import data_dir as resolve_data_dir
-from solve.holdem_solve import HoldemSolveOptions, load_policy, solve_holdem
+from solve.holdem.evaluate import Policy, duplicate_match, local_best_response
+from solve.holdem.run import HoldemSolveOptions, load_policy, solve_holdem
 
 
 def add_arguments(p) -> None:
@@ -53,8 +54,6 @@ def run_solve(args) -> int:
 def run_evaluate(path: Path) -> int:
     """``evaluate`` of a Hold'em strategy: the LBR bound and duplicate results against the
     baselines, over the numbers of deals its solve run used (fresh seeds)."""
-    from solve.holdem_eval import Policy, duplicate_match, local_best_response
-
     ddir = resolve_data_dir()
     name = path.parent.name
     pol, tree = load_policy(name, ddir, {})

@@ -1,6 +1,6 @@
 """``solve`` for the classic games and the sequence-form solvers (issue 7).
 
-Hooked into :mod:`solve.commands` by :func:`add_arguments` (extra options of ``solve``) and
+Hooked into :mod:`solve.cli.commands` by :func:`add_arguments` (extra options of ``solve``) and
 :func:`handles` / :func:`run` (dispatch). Games: ``kuhn-blinds``, ``von-neumann``,
 ``flop-poker``, ``draw27`` (2-7 single draw; ``--buckets``) (and ``kuhn``, ``leduc`` as generic trees when a sequence-form solver or
 ``--exact`` is asked for). Algorithms: ``lp`` (``--exact`` for rational arithmetic),
@@ -23,14 +23,34 @@ Parquet metadata, so :func:`evaluate_command` (``cli.py evaluate``) rebuilds the
 
 from __future__ import annotations
 
+import argparse
+import json
 import time
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from schema.errors import UserError
-from solve.games import registry
+from schema.paths import data_dir as resolve_data_dir
+from schema.progress import progress_bar
+from schema.storage import atomic_write_parquet
+from schema.strategy import STRATEGY_SCHEMA
+from solve.algorithms import _treeplex_kernels as K
+from solve.algorithms.egt import EGTSolver
+from solve.algorithms.ga import GAParams, GeneticSolver
+from solve.games import classic, registry
+from solve.games.classic import von_neumann_closed_form
+from solve.games.draw27 import draw27, draw27_sequence_form
 from solve.games.limit_tree import limit_tree
-from solve.loop import iterate_until
+from solve.games.tree import sequence_form
+from solve.loop import check_stop_args, iterate_until
+from solve.algorithms.lp import REACH_TOL
+from solve.algorithms.lp_exact import ExactLPError, solve_exact
+from solve.runs import NAME_PATTERN as _NAME
+from solve.runs import check_catalog, record_run
+from solve.table import strategy_path
+from solve.algorithms.treeplex import SequenceCFR, behaviour, exploitability, solve_lp, value
 
 ALGORITHMS = ("lp",) + registry.CFR_FAMILY + registry.TREE_ALGORITHMS
 
@@ -75,21 +95,15 @@ def handles(args) -> bool:
 
 
 def build_tree(args):
-    from solve.games import classic
-
     try:
         if args.game == "kuhn-blinds":
             return classic.kuhn_blinds(args.small_blind, args.big_blind)
         if args.game == "von-neumann":
             return classic.von_neumann(args.ante, args.bet, args.grid)
         if args.game == "flop-poker":
-            from schema.paths import data_dir as resolve_data_dir
-
             cache = resolve_data_dir() / "cache" / "flop_poker_equity.npz"  # derived, exact; safe to delete
             return classic.flop_poker(args.ante, args.bet, cache_path=cache)
         if args.game == "draw27":
-            from solve.games.draw27 import draw27
-
             b = args.buckets
             if b not in ("iso", "raw"):
                 try:
@@ -107,11 +121,8 @@ def build_tree(args):
 
 def build_sequence_form(args):
     """(tree, sequence form) of the game in ``args`` (draw27 ``--buckets iso``: matrix-free)."""
-    from solve.games.tree import sequence_form
-
     if args.game == "draw27" and args.buckets == "iso":
         # the unabstracted (lossless) game: matrix-free sequence form, CFR family only
-        from solve.games.draw27 import draw27_sequence_form
 
         sf = draw27_sequence_form("iso")
         return sf.tree, sf
@@ -120,12 +131,6 @@ def build_sequence_form(args):
 
 
 def run(args) -> int:
-    from schema.paths import data_dir as resolve_data_dir
-    from solve.runs import NAME_PATTERN as _NAME
-    from solve.loop import check_stop_args
-    from solve.lp import REACH_TOL
-    from solve.treeplex import behaviour, exploitability, value
-
     if args.algorithm not in ALGORITHMS:
         raise UserError(f"unknown algorithm {args.algorithm!r}; choose from {', '.join(ALGORITHMS)}")
     if args.exact and args.algorithm != "lp":
@@ -146,14 +151,11 @@ def run(args) -> int:
     name = args.name or f"{tree.name}-{args.algorithm}{'-exact' if args.exact else ''}"
     if not _NAME.match(name):
         raise UserError(f"strategy name {name!r} must be letters, digits, '_', '.', '+', '-'")
-    from solve.runs import check_catalog
 
     check_catalog(resolve_data_dir())
     iterations = 0
     exact_value = None
     if args.algorithm == "lp" and args.exact:
-        from solve.lp_exact import ExactLPError, solve_exact
-
         try:
             xq, yq, exact_value, method = solve_exact(sf)
         except ExactLPError as exc:
@@ -162,8 +164,6 @@ def run(args) -> int:
         y = np.array([float(v) for v in yq])
         plans = (xq, yq)
     elif args.algorithm == "lp":
-        from solve.treeplex import solve_lp
-
         x, y, _ = solve_lp(sf)
         plans = (x, y)
     else:
@@ -189,8 +189,6 @@ def run(args) -> int:
                   f"(no behaviour defined; stored with reached = false, probability NULL): "
                   f"{', '.join(un[:12])}{' ...' if len(un) > 12 else ''}")
     if args.game == "von-neumann":
-        from solve.games.classic import von_neumann_closed_form
-
         cf = von_neumann_closed_form(args.ante, args.bet)
         print("continuous von Neumann poker (closed form): "
               f"bluff below alpha={cf['alpha']} ({float(cf['alpha']):.6g}), bet above "
@@ -201,13 +199,7 @@ def run(args) -> int:
 
 
 def _iterate(args, sf, t0):
-    from schema.progress import progress_bar
-
-    from solve.treeplex import exploitability
-
     if args.algorithm == "ga":
-        from solve.ga import GAParams, GeneticSolver
-
         try:
             ga = GeneticSolver(sf, GAParams(population=args.population, generations=args.generations,
                                             hands=args.hands, survivors=args.survivors,
@@ -219,12 +211,8 @@ def _iterate(args, sf, t0):
             print(f"generation {gen + 1} exploitability {e:.6g}")
         return ga.x, ga.y, ga.generation
     if args.algorithm == "egt":
-        from solve.egt import EGTSolver
-
         solver = EGTSolver(sf)
     else:
-        from solve.treeplex import SequenceCFR
-
         solver = SequenceCFR(sf, args.algorithm)
     default = 1000 if args.target_exploitability is None and args.time_limit is None else None
     total = args.iterations if args.iterations is not None else default
@@ -251,24 +239,12 @@ def classic_schema():
     """STRATEGY_SCHEMA with ``probability`` NULL where no behaviour is defined, plus
     ``reached``: false for information sets the player's own strategy never reaches (the LP
     leaves their behaviour undetermined; flagged, not filled in)."""
-    import pyarrow as pa
-
-    from schema.strategy import STRATEGY_SCHEMA
-
     fields = [pa.field("probability", pa.float64(), nullable=True) if f.name == "probability" else f
               for f in STRATEGY_SCHEMA]
     return pa.schema(fields + [pa.field("reached", pa.bool_(), nullable=False)])
 
 
 def _store(ddir, name, tree, beh, algorithm, iterations, wall, expl, val, params):
-    import json
-
-    import pyarrow as pa
-
-    from schema.storage import atomic_write_parquet
-    from solve.runs import record_run
-    from solve.table import strategy_path
-
     schema = classic_schema()
     rows = {k: [] for k in ("round", "player", "cards", "history", "action", "probability", "reached")}
     for p in (0, 1):
@@ -308,8 +284,6 @@ def _store(ddir, name, tree, beh, algorithm, iterations, wall, expl, val, params
 def is_classic_table(path) -> bool:
     """True if ``path`` is a strategy table written by this module (``solve`` of a classic game,
     or of kuhn/leduc with egt, ga or ``--exact``)."""
-    import pyarrow.parquet as pq
-
     try:
         meta = pq.read_schema(path).metadata or {}
     except Exception:  # not Parquet: the caller reports it
@@ -325,13 +299,6 @@ def load_table(path):
     Raises:
         UserError: the table does not match the game it names.
     """
-    import argparse
-    import json
-
-    import pyarrow.parquet as pq
-
-    from solve import _treeplex_kernels as K
-
     meta = pq.read_schema(path).metadata or {}
     try:
         params = json.loads(meta[META_KEY])
@@ -371,8 +338,6 @@ def load_table(path):
 
 def evaluate_command(path) -> int:
     """``cli.py evaluate`` of a classic strategy table: exploitability and value, in chips."""
-    from solve.treeplex import exploitability, value
-
     tree, sf, x, y = load_table(path)
     print(f"game={tree.name} abstraction=- value={value(sf, x, y):.9g} "
           f"exploitability={exploitability(sf, x, y):.9g}")

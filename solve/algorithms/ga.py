@@ -5,7 +5,7 @@ generation:
 
 1. *fitness from played hands*: every individual plays ``hands`` hands against opponents
    drawn uniformly from the other seat's population, chance sampled (numba play-out over the
-   game tree, :func:`solve._treeplex_kernels.play_hands`); fitness = mean chips won;
+   game tree, :func:`solve.algorithms._treeplex_kernels.play_hands`); fitness = mean chips won;
 2. *elitist selection*: the ``survivors`` fittest individuals of each seat are kept;
 3. *fitness-proportional crossover*: the rest of the population is refilled with children of
    two survivors drawn with probability proportional to fitness (shifted to be positive),
@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from solve import _treeplex_kernels as K
+from solve.algorithms import _treeplex_kernels as K
 from solve.games.tree import CHANCE, SequenceForm
-from solve.treeplex import exploitability
+from solve.algorithms.treeplex import exploitability
 
 
 @dataclass

@@ -19,9 +19,14 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 
+from schema.errors import UserError
+from schema.progress import progress_bar
+from schema.strategy import STRATEGY_SCHEMA
 from solve.games.registry import CFR_FAMILY
 from solve.loop import iterate_until
+from solve.runs import store_kuhn3
 
 N_PLAYERS = 3
 CARDS = "JQKA"
@@ -213,8 +218,6 @@ class Kuhn3Solver:
 
 def to_table(name: str, game: Kuhn3, strat: np.ndarray) -> pa.Table:
     """Rows in schema.strategy.STRATEGY_SCHEMA for every (node, card, action)."""
-    from schema.strategy import STRATEGY_SCHEMA
-
     rows = {k: [] for k in STRATEGY_SCHEMA.names}
     for n in np.flatnonzero(game.player >= 0):
         names = ("fold", "call") if game.facing[n] else ("check", "bet")
@@ -239,10 +242,6 @@ def from_table(table: pa.Table, game: Kuhn3) -> np.ndarray:
 
 
 def solve_command(args, name: str, data_dir: Path) -> int:
-    from schema.progress import progress_bar
-
-    from solve.runs import store_kuhn3
-
     t0 = time.time()
     solver = Kuhn3Solver(args.algorithm)
     total = args.iterations or (None if (args.target_exploitability or args.time_limit) else 1000)
@@ -266,10 +265,6 @@ def solve_command(args, name: str, data_dir: Path) -> int:
 
 
 def evaluate_command(path: Path) -> int:
-    import pyarrow.parquet as pq
-
-    from schema.errors import UserError
-
     game = build()
     try:
         strat = from_table(pq.read_table(path), game)

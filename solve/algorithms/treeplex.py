@@ -6,7 +6,7 @@
   Sandholm 2019) with alternating updates, counterfactual values computed in sequence form
   (``g = A y`` holds opponent and chance reach, so a bottom-up pass over the treeplex gives
   every infoset's counterfactual action values).
-- :func:`solve_lp`: the sequence-form LP with HiGHS (reuses :func:`solve.lp._solve_side`).
+- :func:`solve_lp`: the sequence-form LP with HiGHS (reuses :func:`solve.algorithms.lp._solve_side`).
 - :func:`behaviour`: behaviour strategy of a realization plan, with never-reached infosets
   flagged (NaN rows), not silently filled.
 """
@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solve import _treeplex_kernels as K
+from solve.algorithms import _treeplex_kernels as K
 from solve.games.tree import SequenceForm
+from solve.algorithms.lp import _solve_side
 
 
 def best_response_values(sf: SequenceForm, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
@@ -157,8 +158,6 @@ class SequenceCFR:
 
 def solve_lp(sf: SequenceForm) -> tuple[np.ndarray, np.ndarray, float]:
     """Equilibrium plans (x, y) and the value for player 1, by the sequence-form LP (HiGHS)."""
-    from solve.lp import _solve_side
-
     E, F = sf.constraints(0), sf.constraints(1)
     x, v1 = _solve_side(sf.A, E, F)
     y, v2 = _solve_side(-sf.A.T.tocsr(), F, E)

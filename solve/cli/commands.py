@@ -10,13 +10,28 @@ from __future__ import annotations
 import argparse
 import json
 import time
+import zipfile
 from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
 
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
+from schema.progress import progress_bar
 from solve import lookup, share
+from solve.cli import classic as classic_cli
+from solve.cli import holdem as holdem_cli
+from solve.games import kuhn3
+from solve.algorithms.abstract_cfr import make_solver
+from solve.abstractions import load_abstraction, refuse_stale_checkpoint
+from solve.algorithms.evaluate import expected_value, exploitability
 from solve.games import registry
+from solve.games.compile import compile_game
+from solve.loop import check_stop_args, iterate_until
+from solve.algorithms.lp import solve_lp
 from solve.runs import NAME_PATTERN, check_catalog, store_strategy
+from solve.table import read_strategy, strategy_path
 
 _NAME = NAME_PATTERN
 
@@ -24,7 +39,6 @@ _NAME = NAME_PATTERN
 def register(subparsers) -> None:
     p = subparsers.add_parser("solve", help="solve a poker game; store the strategy table",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    from solve import classic_cli  # classic games and the egt/ga/--exact solvers (issue 7)
 
     p.add_argument("--game", required=True,
                    help=f"one of {', '.join(registry.names())} (solve.games.registry)")
@@ -50,7 +64,6 @@ def register(subparsers) -> None:
                         "matrix entries), 'tree' on the public tree; auto (default) picks "
                         "form when it fits")
     classic_cli.add_arguments(p)
-    from solve import holdem_cli  # limit Texas Hold'em (issue 6)
 
     holdem_cli.add_arguments(p)
     p.set_defaults(func=run_solve)
@@ -90,8 +103,6 @@ def run_strategy(args) -> int:
     if args.format == "json":
         print(json.dumps(found.as_dict()))
         return 0
-    from rich.console import Console
-    from rich.table import Table
 
     t = Table()
     t.add_column("action")
@@ -126,33 +137,16 @@ def run_import(args) -> int:
 
 def _compile(game: str, abstraction: str | None, data_dir: Path, with_abstraction: bool = False):
     """The compiled game (and, if ``with_abstraction``, the card abstraction object too)."""
-    from solve.games.compile import compile_game
-
     ab = None
     if abstraction is not None:
-        from solve.abstractions import load_abstraction
-
         ab = load_abstraction(abstraction, game, data_dir)
     g = compile_game(registry.get(game).make_rules(), ab)
     return (g, ab) if with_abstraction else g
 
 
 def run_solve(args) -> int:
-    from schema.progress import progress_bar
-
-    from solve import kuhn3
-    from solve.abstract_cfr import make_solver
-    from solve.evaluate import expected_value, exploitability
-    from solve.loop import check_stop_args, iterate_until
-    from solve.lp import solve_lp
-    from solve.table import strategy_path
-
-    from solve import classic_cli
-
     spec = registry.get(args.game)
     if spec.representation == "holdem":  # limit Texas Hold'em on a built abstraction (issue 6)
-        from solve import holdem_cli
-
         return holdem_cli.run_solve(args)
     if spec.representation == "tree" or classic_cli.handles(args):
         return classic_cli.run(args)  # generic trees: classic games, egt, ga, lp --exact
@@ -189,11 +183,9 @@ def run_solve(args) -> int:
         if args.resume:
             if not ckpt.exists():
                 raise UserError(f"no checkpoint to resume for {name!r} ({ckpt})")
-            from solve.abstractions import refuse_stale_checkpoint
 
             refuse_stale_checkpoint(ckpt, getattr(card_abstraction, "created", None), name,
                                     args.abstraction)
-            import zipfile
 
             try:
                 solver.load(ckpt)
@@ -249,10 +241,6 @@ def unreached_report(strategy, show: int = 12) -> list[str]:
 
 
 def run_evaluate(args) -> int:
-    from solve import kuhn3
-    from solve.evaluate import expected_value, exploitability
-    from solve.table import read_strategy, strategy_path
-
     ddir = resolve_data_dir()
     path = Path(args.strategy)
     if not (path.suffix == ".parquet" and path.exists()):
@@ -262,7 +250,6 @@ def run_evaluate(args) -> int:
     if not path.exists():
         raise UserError(f"no strategy {args.strategy!r} (looked for {path})")
     head = lookup.table_head(path)
-    from solve import classic_cli  # issue 7: kuhn-blinds, von-neumann, flop-poker, draw27
 
     if classic_cli.is_classic_table(path):
         return classic_cli.evaluate_command(path)
@@ -270,8 +257,6 @@ def run_evaluate(args) -> int:
     if game_name == "kuhn3":
         return kuhn3.evaluate_command(path)
     if game_name == "holdem":  # issue 6
-        from solve import holdem_cli
-
         return holdem_cli.run_evaluate(path)
     if game_name not in registry.games():
         raise UserError(f"strategy {path} is for unknown game {game_name!r}")

@@ -1,5 +1,5 @@
 """Limit Texas Hold'em on a built abstraction: the solve run behind ``solve --game holdem``
-(``solve.holdem_cli``) and ``compare --game holdem`` (``queries.holdem_compare``), and the
+(``solve.cli.holdem``) and ``compare --game holdem`` (``queries.holdem_compare``), and the
 policy loader of ``evaluate`` / ``compare``. A run writes ``<data_dir>/strategies/<name>/``:
 ``strategy.parquet``, ``average.npy``, ``run.json`` and ``checkpoint/`` (for ``resume``).
 """
@@ -15,13 +15,22 @@ import numpy as np
 
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
+from schema.progress import progress_bar
+from solve.abstractions import built_at, refuse_stale_checkpoint
+from solve.holdem.buckets import load_buckets, synthetic_buckets
+from solve.holdem.cfr import HoldemCFR, _atomic_npy
+from solve.holdem.evaluate import (Policy, duplicate_match, local_best_response, sample_deals,
+                                   seat_value)
+from solve.holdem.game import HoldemRules, build_tree
+from solve.holdem.table import write_strategy_table
+from solve.loop import check_positive_finite
+from solve.runs import NAME_PATTERN as _NAME
+from solve.runs import check_catalog, record_run
 
 BASELINES = ("always-call", "always-raise")
 
 
 def _buckets(spec: str, ddir: Path):
-    from solve.holdem import load_buckets, synthetic_buckets
-
     if spec.startswith("synthetic:"):
         try:
             k = tuple(int(x) for x in spec.split(":", 1)[1].split(","))
@@ -36,7 +45,7 @@ def _buckets(spec: str, ddir: Path):
 
 @dataclass
 class HoldemSolveOptions:
-    """What ``solve --game holdem`` takes (its options, same names; see ``solve.holdem_cli``)."""
+    """What ``solve --game holdem`` takes (its options, same names; see ``solve.cli.holdem``)."""
 
     abstraction: str
     algorithm: str = "cfr+"
@@ -56,10 +65,6 @@ class HoldemSolveOptions:
 def solve_holdem(args: HoldemSolveOptions) -> int:
     """Solve limit Texas Hold'em on an abstraction with CFR+, checkpointing and evaluating
     every ``checkpoint_minutes``; store the strategy (table, weights, run.json, catalog row)."""
-    from schema.progress import progress_bar
-
-    from solve.holdem import HoldemCFR, HoldemRules, build_tree
-
     if not args.abstraction:
         raise UserError("--game holdem needs --abstraction NAME (see `cli.py abstractions`)")
     if args.algorithm != "cfr+":
@@ -68,17 +73,14 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
         v = getattr(args, flag)
         if v is not None and v < 1:
             raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
-    from solve.loop import check_positive_finite
 
     check_positive_finite(args, "time_limit", "checkpoint_minutes")
     if args.lbr_deals < 0 or args.h2h_deals < 1:
         raise UserError("--lbr-deals must be >= 0 and --h2h-deals >= 1")
     ddir = resolve_data_dir()
-    from solve.runs import check_catalog
 
     check_catalog(ddir)
     name = args.name or f"holdem-{args.abstraction.replace(':', '-').replace(',', '-')}-cfr+"
-    from solve.runs import NAME_PATTERN as _NAME
 
     if not _NAME.match(name):
         raise UserError(f"strategy name {name!r} must be letters, digits, '_', '.', '+', '-'")
@@ -95,8 +97,6 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
     solver = HoldemCFR(tree, buckets, seed=args.seed, threads=args.threads)
     log, solve_seconds = [], 0.0
     if args.resume:
-        from solve.abstractions import built_at, refuse_stale_checkpoint
-
         if ":" not in args.abstraction:  # a stored abstraction, not synthetic:K0,K1,...
             refuse_stale_checkpoint(ckpt / "state.json", built_at(args.abstraction, ddir), name,
                                     args.abstraction)
@@ -111,8 +111,6 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
           f"{gib:.2f} GiB of regrets + averages; lookups loaded in {load_seconds:.1f}s")
 
     def evaluate():
-        from solve.holdem_eval import Policy, duplicate_match, local_best_response
-
         te = time.perf_counter()
         pol = Policy.table(name, tree, buckets, solver.average_)
         entry = {"iterations": solver.iteration_, "solve_seconds": round(solve_seconds, 1),
@@ -160,8 +158,6 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
                 e = evaluate()
                 solver.save(ckpt, {"log": log, "solve_seconds": solve_seconds})
                 if args.keep_averages:
-                    from solve.holdem import _atomic_npy
-
                     _atomic_npy(ckpt / f"average-{solver.iteration_}.npy", solver.average_)
                 bar.write(_line(e))
     finally:
@@ -183,10 +179,6 @@ def _line(e: dict) -> str:
 
 
 def _store(ddir, name, out_dir, tree, buckets, solver, log, solve_seconds, wall, args) -> int:
-    from solve.runs import record_run
-    from solve.holdem import _atomic_npy, write_strategy_table
-    from solve.holdem_eval import Policy, sample_deals, seat_value
-
     _atomic_npy(out_dir / "average.npy", solver.average_)
     meta = {"abstraction": buckets.name, "spec": args.abstraction,
             "n_buckets": list(buckets.n_buckets),
@@ -212,9 +204,6 @@ def _store(ddir, name, out_dir, tree, buckets, solver, log, solve_seconds, wall,
 
 def load_policy(spec: str, ddir: Path, tree_cache: dict):
     """A stored strategy (by name) or a baseline, with the tree of its run."""
-    from solve.holdem import HoldemRules, build_tree
-    from solve.holdem_eval import Policy
-
     if spec in BASELINES:
         return spec, None
     d = ddir / "strategies" / spec

@@ -1,10 +1,10 @@
-"""Numba kernels of the limit Hold'em solver and evaluators (``solve/holdem.py``,
-``solve/holdem_eval.py``).
+"""Numba kernels of the limit Hold'em solver and evaluators (``solve/holdem/game.py``,
+``solve/holdem/evaluate.py``).
 
 Shared conventions:
 
 - A deal is 9 cards: seat 0's hole cards, seat 1's, then the 5 board cards.
-- ``tree``: the arrays of ``solve.holdem.BettingTree`` (pre-order).
+- ``tree``: the arrays of ``solve.holdem.game.BettingTree`` (pre-order).
 - ``bk``: a bucket lookup, the 4-tuple of int32 arrays (preflop per [2] index, flop per [2,3],
   turn per [2,3,1], river ``lut[turn_bucket * RIVER_KEYS + key]``); ``tabs`` the 4-tuple of
   ``HandIndexer`` tables of [2], [2,3], [2,3,1], [2,5]; ``rkey`` the river equity key

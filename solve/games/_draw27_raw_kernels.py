@@ -1,4 +1,4 @@
-"""Numba kernels of the unabstracted 2-7 single draw evaluator (solve.draw27_raw).
+"""Numba kernels of the unabstracted 2-7 single draw evaluator (solve.games.draw27_raw).
 
 Over all deals (own hand, own drawn card, opponent hand, opponent drawn card) -- the eight
 cards distinct -- sum per-opponent-(hand, card) weights, with or without the showdown sign.

@@ -14,11 +14,11 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from solve import _kernels as K
+from solve.algorithms import _kernels as K
 from solve.games.compile import CompiledGame
 from solve.strategy import Strategy
 
-REACH_TOL = 1e-12  # sequence weights at or below this are taken as 0 (also solve/classic_cli.py)
+REACH_TOL = 1e-12  # sequence weights at or below this are taken as 0 (also solve/cli/classic.py)
 
 
 def sequence_form(game: CompiledGame):
@@ -61,7 +61,7 @@ def sequence_form(game: CompiledGame):
 def _solve_side(M, own, opp, method: str = "highs", slack: bool = False):
     """max f'q s.t. opp'q - M'x <= 0, own x = e, x >= 0 ; returns (x, value), and the slack
     of each opponent-sequence constraint too when ``slack`` (``method="highs-ds"``, dual
-    simplex, gives a vertex: ``solve.lp_exact`` certifies from it)."""
+    simplex, gives a vertex: ``solve.algorithms.lp_exact`` certifies from it)."""
     n_own = own.shape[1]
     m_opp = opp.shape[0]
     c = np.zeros(n_own + m_opp)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solve import _kernels as K
+from solve.algorithms import _kernels as K
 from solve.games.compile import CompiledGame
 from solve.strategy import Strategy
 

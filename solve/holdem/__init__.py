@@ -1,0 +1,10 @@
+"""Heads-up limit Texas Hold'em on a built card abstraction (issue 6).
+
+- :mod:`.game`: the rules and the betting tree (the module docstring describes the game).
+- :mod:`.buckets`: a real hand -> its bucket, per round, from a built abstraction.
+- :mod:`.cfr`: the chance-sampled CFR+ solver.
+- :mod:`.evaluate`: local best response, duplicate head-to-head, baselines.
+- :mod:`.table`: a solved strategy as a strategy table.
+- :mod:`.run`: a solve run (checkpoints, stop rules, storage) and the policy loader.
+- :mod:`._kernels`: their numba kernels.
+"""

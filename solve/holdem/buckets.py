@@ -1,0 +1,216 @@
+"""Bucket look-ups of a built Texas Hold'em abstraction for the solver and the evaluators:
+per round, a real hand (hole cards + board) -> its bucket (``HoldemBuckets``), read from the
+abstraction's tables (``load_buckets``) or made up for tests and benchmarks
+(``synthetic_buckets``); the river through the equity thresholds of its turn bucket."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from etl import storage
+from etl.isomorphism import HandIndexer
+from schema.catalog import session_scope
+from schema.catalog_abstraction import Abstraction
+from schema.errors import UserError
+from schema.paths import resolve_stored
+from solve.holdem import _kernels as K
+
+FOLD, CALL, RAISE = 0, 1, 2
+from solve.holdem.game import GROUPS, RIVER_KEYS
+
+
+def indexer_tables():
+    """``HandIndexer`` tables of [2], [2,3], [2,3,1], [2,5] (the ``tabs`` of the kernels)."""
+    return tuple(HandIndexer(g).tables for g in GROUPS)
+
+
+_EMPTY = np.zeros(1, dtype=np.int32)
+
+
+@dataclass
+class HoldemBuckets:
+    """Per-round bucket lookups of one abstraction (see the module docstring).
+
+    Attributes:
+        name: abstraction name.
+        n_buckets: buckets per round (one per betting round used).
+        arrays: (preflop per [2] index, flop per [2,3], turn per [2,3,1], river
+            ``lut[turn_bucket * RIVER_KEYS + key]``) as int32; unused rounds hold a dummy.
+        parents: per round, the parent bucket of every bucket (-1 in round 0).
+        river_key: ``2*wins + ties`` per [2,5] index (uint16), or a dummy below 4 rounds.
+    """
+
+    name: str
+    n_buckets: tuple[int, ...]
+    arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    parents: list[np.ndarray]
+    river_key: np.ndarray
+
+    @property
+    def n_rounds(self) -> int:
+        return len(self.n_buckets)
+
+    def child_ranges(self) -> np.ndarray:
+        """(4, max K + 1): ``[r, b] .. [r, b+1]-1`` are the round r+1 children of bucket b
+        (children of a parent are contiguous, ordered by parent)."""
+        kmax = max(self.n_buckets)
+        out = np.zeros((4, kmax + 1), dtype=np.int64)
+        for r in range(self.n_rounds - 1):
+            par = self.parents[r + 1]
+            if np.any(np.diff(par) < 0):
+                raise ValueError(f"round {r + 1} buckets are not grouped by parent")
+            out[r, :self.n_buckets[r] + 1] = np.searchsorted(par, np.arange(self.n_buckets[r] + 1))
+        return out
+
+    @classmethod
+    def from_arrays(cls, name, rounds: list[np.ndarray], parents: list[np.ndarray],
+                    river_lut: np.ndarray | None = None, river_key: np.ndarray | None = None):
+        """Lookups from per-round bucket arrays (round r indexed by the canonical index of
+        ``GROUPS[r]``) and, for the river, a (K_turn, RIVER_KEYS) table and the key array."""
+        arrays = [np.ascontiguousarray(a, dtype=np.int32) for a in rounds]
+        n = [len(p) for p in parents]
+        if river_lut is not None:
+            arrays.append(np.ascontiguousarray(river_lut, dtype=np.int32).ravel())
+        while len(arrays) < 4:
+            arrays.append(_EMPTY)
+        for r, a in enumerate(rounds):
+            if len(a) and (a.min() < 0 or a.max() >= n[r]):
+                raise ValueError(f"round {r} buckets outside 0..{n[r] - 1}")
+        rk = np.zeros(1, np.uint16) if river_key is None else np.ascontiguousarray(river_key,
+                                                                                    np.uint16)
+        return cls(name, tuple(n), tuple(arrays), [np.asarray(p, np.int64) for p in parents], rk)
+
+
+def river_lut(thresholds, n_turn: int) -> tuple[np.ndarray, np.ndarray]:
+    """The river lookup ``(K_turn, RIVER_KEYS) -> river bucket`` from the river rows of
+    ``thresholds.parquet`` (each bucket an equity range ``key/1980`` within its turn bucket),
+    and the parent of every river bucket. Keys no river hand of a turn bucket has (never
+    looked up in a real deal) take the nearest bucket below (above for the lowest)."""
+    par = np.asarray(thresholds["parent_bucket"], dtype=np.int64)
+    bucket = np.asarray(thresholds["bucket"], dtype=np.int64)
+    lo = np.rint(np.asarray(thresholds["min_equity"]) * (RIVER_KEYS - 1)).astype(np.int64)
+    hi = np.rint(np.asarray(thresholds["max_equity"]) * (RIVER_KEYS - 1)).astype(np.int64)
+    lut = np.full((n_turn, RIVER_KEYS), -1, dtype=np.int32)
+    order = np.lexsort((lo, par))
+    for i in order:
+        lut[par[i], lo[i]:hi[i] + 1] = bucket[i]
+    for t in range(n_turn):  # fill the gaps between ranges
+        row = lut[t]
+        have = np.flatnonzero(row >= 0)
+        if len(have) == 0:
+            raise ValueError(f"turn bucket {t} has no river buckets")
+        idx = np.maximum.accumulate(np.where(row >= 0, np.arange(RIVER_KEYS), -1))
+        idx[idx < 0] = have[0]
+        lut[t] = row[idx]
+    parents = np.full(len(bucket), -1, dtype=np.int64)
+    parents[bucket] = par
+    return lut, parents
+
+
+def river_keys(data_dir) -> np.ndarray:
+    """``2*wins + ties`` of every [2,5] hand from ``equity_river`` (uint16, 123,156,254)."""
+    size = HandIndexer((2, 5)).size
+    out = np.zeros(size, dtype=np.uint16)
+    files = storage.partition_files(data_dir, "equity_river")
+    if not files:
+        raise UserError("table 'equity_river' has no partitions: run `cli.py etl --tables "
+                        "equity_river`")
+    seen = 0
+    for key in sorted(files):
+        t = storage.read_table(data_dir, "equity_river", columns=["idx", "wins", "ties"],
+                               keys=[key])
+        idx = t.column("idx").to_numpy()
+        out[idx] = (2 * t.column("wins").to_numpy().astype(np.int64)
+                    + t.column("ties").to_numpy()).astype(np.uint16)
+        seen += len(idx)
+    if seen != size:
+        raise UserError(f"equity_river has {seen} rows, expected {size}")
+    return out
+
+
+def load_buckets(name: str, data_dir) -> HoldemBuckets:
+    """The lookups of abstraction ``name`` built by ``cli.py build-abstraction --game holdem``.
+
+    Raises:
+        UserError: no such abstraction, not a Hold'em one, or its files are missing.
+    """
+    with session_scope(data_dir) as s:
+        row = s.get(Abstraction, name)
+        if row is None:
+            raise UserError(f"no abstraction {name!r} (see `cli.py abstractions`)")
+        game, stored = row.game, row.path
+
+    path = resolve_stored(data_dir, stored, Path(data_dir) / "abstractions" / name)
+    if game != "holdem":
+        raise UserError(f"abstraction {name!r} is for {game!r}, not holdem")
+    try:
+        rounds, parents = [], []
+        for r in range(3):
+            t = pq.read_table(path / f"round{r}.parquet", columns=["hand", "bucket"])
+            hand = t.column("hand").to_numpy()
+            b = np.empty(len(hand), dtype=np.int32)
+            b[hand] = t.column("bucket").to_numpy()
+            del t
+            rounds.append(b)
+        th = pq.read_table(path / "thresholds.parquet").to_pandas()
+    except (OSError, KeyError) as exc:
+        raise UserError(f"abstraction {name!r}: cannot read its tables ({exc})") from None
+    for r in range(3):
+        rows = th[th["round"] == r].sort_values("bucket")
+        parents.append(rows["parent_bucket"].to_numpy(np.int64))
+    lut, river_par = river_lut(th[th["round"] == 3], len(parents[2]))
+    parents.append(river_par)
+    return HoldemBuckets.from_arrays(name, rounds, parents, lut, river_keys(data_dir))
+
+
+def synthetic_buckets(n_buckets, n_rounds: int = 4, name: str = "synthetic") -> HoldemBuckets:
+    """A hand-strength bucketing that needs no equity tables (tests, benchmarks): round 0 by
+    pair/high cards, each later round splits its parent's hands into ``n_buckets[r] /
+    n_buckets[r-1]`` strength quantiles of the evaluator value of the cards seen (the river
+    uses the 7-card value as its key). Perfect recall like a built abstraction."""
+    tabs = indexer_tables()
+    sizes = (2, 5, 6, 7)
+    rounds, parents = [], []
+    prev = None
+    lut = key = None
+    for r in range(n_rounds):
+        k = int(n_buckets[r])
+        n_idx = {0: 169, 1: 1_286_792, 2: 55_190_538, 3: 123_156_254}[r]
+        score = np.empty(n_idx, dtype=np.int64)
+        K.strength_keys(tabs[r], sizes[r], score)
+        if r == 3:
+            # river: the key is a rank of the 7-card value into 0..RIVER_KEYS-1; buckets are
+            # per turn bucket equal-width key ranges
+            key = (score * (RIVER_KEYS - 1) // 7461).astype(np.uint16)
+            per = k // len(parents[-1])
+            cut = np.minimum(np.arange(RIVER_KEYS) * per // RIVER_KEYS, per - 1)
+            lut = np.arange(len(parents[-1]))[:, None] * per + cut[None, :]
+            parents.append(np.repeat(np.arange(len(parents[-1])), per))
+            break
+        if r == 0:
+            bucket = _quantile_buckets(score, np.zeros(n_idx, np.int64), 1, k)
+            parents.append(np.full(k, -1))
+        else:
+            pidx = np.empty(n_idx, dtype=np.int64)
+            K.parent_index(tabs[r], sizes[r], tabs[r - 1], sizes[r - 1], pidx)
+            per = k // len(parents[-1])
+            bucket = _quantile_buckets(score, prev[pidx], len(parents[-1]), per)
+            parents.append(np.repeat(np.arange(len(parents[-1])), per))
+        rounds.append(bucket)
+        prev = bucket
+    return HoldemBuckets.from_arrays(name, rounds, parents, lut, key)
+
+
+def _quantile_buckets(score, parent, n_parents, per):
+    """Bucket ``parent * per + q`` with q the strength quantile of ``score`` within parent."""
+    order = np.lexsort((score, parent))
+    counts = np.bincount(parent, minlength=n_parents)
+    start = np.concatenate(([0], np.cumsum(counts)))
+    rank = np.empty(len(score), dtype=np.int64)
+    rank[order] = np.arange(len(score)) - start[parent[order]]
+    q = np.minimum(rank * per // np.maximum(counts[parent], 1), per - 1)
+    return (parent * per + q).astype(np.int32)
