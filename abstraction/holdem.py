@@ -25,6 +25,9 @@ from abstraction.clustering import Points
 from abstraction.hands import GameHands, HandRound, LeafRound
 from etl import storage
 from etl.isomorphism import HandIndexer, raw_count
+from etl.records import status
+from etl.runner import run
+from etl.tables import all_tables
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 
@@ -99,13 +102,6 @@ class _HistRows:
 def ensure_tables(data_dir: Path, workers: int, progress: bool, names) -> None:
     """Build the equity tables the abstraction needs when they are not complete (the ETL:
     missing partitions only, so an interrupted build resumes where it stopped)."""
-    try:
-        from etl.records import status
-        from etl.runner import run
-        from etl.tables import all_tables
-    except ModuleNotFoundError as exc:
-        raise UserError(f"the equity tables are needed and the ETL is not available "
-                        f"({exc.name})") from None
     tables = all_tables()
     unknown = [n for n in names if n not in tables]
     if unknown:

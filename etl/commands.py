@@ -21,8 +21,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from etl.evaluator import hand_category
+from etl.handval import build_handval
+from etl.isomorphism import verify_counts
 from etl.records import last_built, rebuild_catalog, status
 from etl.runner import run
+from etl.storage import read_column_array
 from etl.tables import all_tables
 from etl.verify_equity import check_equity
 from schema.errors import UserError
@@ -297,10 +301,6 @@ class _Unavailable(Exception):
 
 
 def _check_canonical_counts(data) -> list[tuple[str, Any, Any]]:
-    try:
-        from etl.isomorphism import verify_counts
-    except ImportError as exc:
-        raise _Unavailable(f"etl.isomorphism.verify_counts is missing ({exc})") from None
     rows = []
     for groups, expected in CANONICAL_COUNTS.items():
         rows += _canonical_rows(list(groups), expected, verify_counts(list(groups)))
@@ -334,22 +334,12 @@ def _canonical_rows(groups: list[int], expected: int, result: Any) -> list[tuple
 
 def _check_handval_categories(data) -> list[tuple[str, Any, Any]]:
     """Category counts of the stored handval table (or, if not built, of a fresh build)."""
-    try:
-        from etl.records import status
-        from etl.storage import read_column_array
-        from etl.tables import all_tables
-
-        tables = all_tables()
-        if "handval" in tables and all(st.complete for st in status(data, tables, ["handval"],
-                                                                     checksum=False)):
-            source, cats = "table", read_column_array(data, "handval", "category")
-        else:
-            from etl.evaluator import hand_category
-            from etl.handval import build_handval
-
-            source, cats = "built in memory", hand_category(build_handval())
-    except ImportError as exc:
-        raise _Unavailable(f"handval is missing ({exc})") from None
+    tables = all_tables()
+    if "handval" in tables and all(st.complete for st in status(data, tables, ["handval"],
+                                                                 checksum=False)):
+        source, cats = "table", read_column_array(data, "handval", "category")
+    else:
+        source, cats = "built in memory", hand_category(build_handval())
     found = np.bincount(np.asarray(cats, dtype=np.int64), minlength=9)
     rows = [(f"handval ({source}): {name}", expected, int(found[i]))
             for i, (name, expected) in enumerate(SEVEN_CARD_CATEGORIES.items())]

@@ -66,3 +66,34 @@ def test_library_code_never_imports_cli_code():
         bad += [f"{f.relative_to(ROOT)}:{line} imports {m}" for line, m in imported(tree)
                 if m.split(".")[0] in RANK and is_cli(m)]
     assert not bad, "\n".join(bad)
+
+
+#: Third-party packages a function may import when it needs them: heavy or optional, and
+#: needed by one command only (plots, the Dask cluster, exact rational LP, the HTTP server).
+LAZY = {"matplotlib", "distributed", "sympy", "scipy", "threadpoolctl", "fastapi", "uvicorn"}
+
+
+def hidden_imports(sources) -> list[str]:
+    """``file:line imports module`` for every import inside a function that is not of a
+    :data:`LAZY` package (project modules, the standard library, the core dependencies)."""
+    bad = []
+    for _, f, tree in sources:
+        for fn in ast.walk(tree):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for line, m in imported(fn):
+                    if m.split(".")[0] not in LAZY:
+                        bad.append(f"{f.relative_to(ROOT)}:{line} imports {m}")
+    return sorted(set(bad))
+
+
+def test_imports_are_at_module_level():
+    """No import hides inside a function (issue 16): a cycle cannot be dodged that way, and
+    what a module needs is read at its top."""
+    bad = hidden_imports(modules())
+    assert not bad, "\n".join(bad)
+
+
+def test_a_planted_hidden_import_is_caught():
+    planted = ast.parse("def f():\n    import matplotlib\n    from solve.loop import measure\n")
+    assert hidden_imports([("solve", ROOT / "solve" / "planted.py", planted)]) == \
+        ["solve/planted.py:3 imports solve.loop", "solve/planted.py:3 imports solve.loop.measure"]
