@@ -37,3 +37,19 @@ STRATEGY_SCHEMA = pa.schema([
 
 REACHED_FIELD = pa.field("reached", pa.bool_(), nullable=False)
 STRATEGY_REACHED_SCHEMA = STRATEGY_SCHEMA.append(REACHED_FIELD)
+
+#: Parquet key-value metadata naming a strategy table's format, which says how to read it back:
+#: ``compiled`` (a game of limit poker rules compiled to arrays, ``solve.table``), ``tree`` (a
+#: classic or sequence-form solve on a generic game tree, ``solve.cli.classic``), ``kuhn3``
+#: (three-player Kuhn), ``holdem`` (Texas Hold'em on an abstraction, bucket sequences as cards).
+#: Tables written before the key existed are told apart as they always were
+#: (``solve.table.table_format``).
+FORMAT_KEY = b"poker.strategy_format"
+FORMATS = ("compiled", "tree", "kuhn3", "holdem")
+
+
+def with_format(schema: pa.Schema, fmt: str) -> pa.Schema:
+    """``schema`` with its metadata naming format ``fmt`` (one of :data:`FORMATS`)."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown strategy table format {fmt!r}")
+    return schema.with_metadata({**(schema.metadata or {}), FORMAT_KEY: fmt.encode()})

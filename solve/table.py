@@ -16,8 +16,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from schema.errors import UserError, first_line
 from schema.storage import atomic_write_parquet
-from schema.strategy import STRATEGY_REACHED_SCHEMA, STRATEGY_SCHEMA
+from schema.strategy import (FORMAT_KEY, FORMATS, STRATEGY_REACHED_SCHEMA, STRATEGY_SCHEMA,
+                             with_format)
 from solve.games.compile import ACTION_NAMES, CompiledGame
 from solve.strategy import Strategy
 
@@ -66,7 +68,7 @@ def to_table(name: str, strategy: Strategy) -> pa.Table:
     schema = STRATEGY_REACHED_SCHEMA
     cols = {k: (v.cast(schema.field(k).type) if v.type != schema.field(k).type else v)
             for k, v in cols.items()}
-    return pa.Table.from_pydict(cols, schema=schema)
+    return pa.Table.from_pydict(cols, schema=with_format(schema, "compiled"))
 
 
 def write_strategy(data_dir: Path, name: str, strategy: Strategy) -> tuple[Path, str]:
@@ -74,6 +76,39 @@ def write_strategy(data_dir: Path, name: str, strategy: Strategy) -> tuple[Path,
     path = strategy_path(data_dir, name)
     digest = atomic_write_parquet(to_table(name, strategy), path)
     return path, digest
+
+
+#: Parquet key-value metadata of a ``tree`` table: its game and the game's parameters (what
+#: identified tree tables before :data:`schema.strategy.FORMAT_KEY`).
+TREE_PARAMS_KEY = b"poker.classic_game"
+
+
+def table_format(path: str | Path) -> str:
+    """The format of a strategy table (:data:`schema.strategy.FORMATS`), from its metadata;
+    for a table written before the format was recorded: ``tree`` if it carries the classic
+    key, else by its ``game`` column (``kuhn3``, ``holdem``, or ``compiled``).
+
+    Raises:
+        UserError: the file is not a readable strategy table (one line).
+    """
+    try:
+        meta = pq.read_schema(path).metadata or {}
+        if FORMAT_KEY in meta:
+            fmt = meta[FORMAT_KEY].decode()
+            if fmt not in FORMATS:
+                raise UserError(f"strategy table {path} has unknown format {fmt!r} (written by a "
+                                f"newer version?)")
+            return fmt
+        if TREE_PARAMS_KEY in meta:
+            return "tree"
+        head = pq.read_table(path, columns=["game"]).slice(0, 1).column("game").to_pylist()
+    except UserError:
+        raise
+    except Exception as exc:  # damaged or foreign file (Arrow's messages run over many lines)
+        raise UserError(f"cannot read strategy table {path}: {first_line(exc)}") from None
+    if not head:
+        raise UserError(f"strategy table {path} is empty")
+    return head[0] if head[0] in ("kuhn3", "holdem") else "compiled"
 
 
 def read_strategy(path: str | Path, game: CompiledGame) -> Strategy:

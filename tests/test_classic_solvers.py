@@ -8,10 +8,11 @@ import pytest
 from solve.algorithms import _treeplex_kernels as K
 from solve.algorithms.egt import EGTSolver
 from solve.algorithms.ga import GAParams, GeneticSolver
-from solve.games import classic
-from solve.games.tree import sequence_form
 from solve.algorithms.lp_exact import simplex_max, solve_exact
 from solve.algorithms.treeplex import SequenceCFR, behaviour, exploitability, solve_lp, value
+from solve.games import classic
+from solve.games.tree import sequence_form
+from solve.table import table_format
 
 
 @pytest.fixture(scope="module")
@@ -236,11 +237,11 @@ def test_evaluate_classic_tables(tmp_path, capsys):
         out = capsys.readouterr().out
         solved = numbers(next(line for line in out.splitlines() if line.startswith(name + ":")))
         path = strategy_path(tmp_path, name)
-        assert classic_cli.is_classic_table(path)
+        assert table_format(path) == "tree"
         assert classic_cli.evaluate_command(path) == 0
         assert numbers(capsys.readouterr().out) == pytest.approx(solved, rel=1e-5, abs=1e-12)
     assert cli.main(["--data-dir", str(tmp_path), "solve", "--game", "kuhn", "--algorithm", "lp", "--name", "k"]) == 0
-    assert not classic_cli.is_classic_table(strategy_path(tmp_path, "k"))
+    assert table_format(strategy_path(tmp_path, "k")) == "compiled"
     # a table whose rows do not fit the game named in its metadata
     path = strategy_path(tmp_path, "von-neumann-1-2-12-ga")
     t = pq.read_table(path)

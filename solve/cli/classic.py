@@ -35,22 +35,22 @@ from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 from schema.progress import progress_bar
 from schema.storage import atomic_write_parquet
-from schema.strategy import STRATEGY_SCHEMA
+from schema.strategy import STRATEGY_SCHEMA, with_format
 from solve.algorithms import _treeplex_kernels as K
 from solve.algorithms.egt import EGTSolver
 from solve.algorithms.ga import GAParams, GeneticSolver
+from solve.algorithms.lp import REACH_TOL
+from solve.algorithms.lp_exact import ExactLPError, solve_exact
+from solve.algorithms.treeplex import SequenceCFR, behaviour, exploitability, solve_lp, value
 from solve.games import classic, registry
 from solve.games.classic import von_neumann_closed_form
 from solve.games.draw27 import draw27, draw27_sequence_form
 from solve.games.limit_tree import limit_tree
 from solve.games.tree import sequence_form
 from solve.loop import check_stop_args, iterate_until
-from solve.algorithms.lp import REACH_TOL
-from solve.algorithms.lp_exact import ExactLPError, solve_exact
 from solve.runs import NAME_PATTERN as _NAME
 from solve.runs import check_catalog, record_run
-from solve.table import strategy_path
-from solve.algorithms.treeplex import SequenceCFR, behaviour, exploitability, solve_lp, value
+from solve.table import TREE_PARAMS_KEY, strategy_path
 
 ALGORITHMS = ("lp",) + registry.CFR_FAMILY + registry.TREE_ALGORITHMS
 
@@ -228,7 +228,6 @@ def _iterate(args, sf, t0):
 
 
 PARAMS = ("small_blind", "big_blind", "ante", "bet", "grid", "buckets")
-META_KEY = b"poker.classic_game"  # Parquet key-value metadata: the game and its parameters
 
 
 def _game_params(args) -> dict:
@@ -273,22 +272,12 @@ def _store(ddir, name, tree, beh, algorithm, iterations, wall, expl, val, params
     }
     cols = {k: (v.cast(schema.field(k).type) if v.type != schema.field(k).type else v)
             for k, v in cols.items()}
-    schema = schema.with_metadata({META_KEY: json.dumps(params).encode()})
+    schema = with_format(schema.with_metadata({TREE_PARAMS_KEY: json.dumps(params).encode()}), "tree")
     table = pa.Table.from_pydict(cols, schema=schema)
     path = strategy_path(ddir, name)
     digest = atomic_write_parquet(table, path)
     record_run(ddir, name, tree.name, None, algorithm, iterations, wall, expl, None, val, path, digest)
     return path
-
-
-def is_classic_table(path) -> bool:
-    """True if ``path`` is a strategy table written by this module (``solve`` of a classic game,
-    or of kuhn/leduc with egt, ga or ``--exact``)."""
-    try:
-        meta = pq.read_schema(path).metadata or {}
-    except Exception:  # not Parquet: the caller reports it
-        return False
-    return META_KEY in meta
 
 
 def load_table(path):
@@ -301,7 +290,7 @@ def load_table(path):
     """
     meta = pq.read_schema(path).metadata or {}
     try:
-        params = json.loads(meta[META_KEY])
+        params = json.loads(meta[TREE_PARAMS_KEY])
         args = argparse.Namespace(**{k: params[k] for k in ("game",) + PARAMS}, algorithm="evaluate",
                                   exact=False)
         args.grid = int(args.grid)

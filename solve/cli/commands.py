@@ -31,7 +31,7 @@ from solve.games.compile import compile_game
 from solve.loop import check_stop_args, iterate_until
 from solve.algorithms.lp import solve_lp
 from solve.runs import NAME_PATTERN, check_catalog, store_strategy
-from solve.table import read_strategy, strategy_path
+from solve.table import read_strategy, strategy_path, table_format
 
 _NAME = NAME_PATTERN
 
@@ -249,15 +249,12 @@ def run_evaluate(args) -> int:
         path = strategy_path(ddir, args.strategy)
     if not path.exists():
         raise UserError(f"no strategy {args.strategy!r} (looked for {path})")
+    fmt = table_format(path)
+    if fmt != "compiled":
+        return {"tree": classic_cli.evaluate_command, "kuhn3": kuhn3.evaluate_command,
+                "holdem": holdem_cli.run_evaluate}[fmt](path)
     head = lookup.table_head(path)
-
-    if classic_cli.is_classic_table(path):
-        return classic_cli.evaluate_command(path)
     game_name, abstraction = head["game"], head["abstraction"]
-    if game_name == "kuhn3":
-        return kuhn3.evaluate_command(path)
-    if game_name == "holdem":  # issue 6
-        return holdem_cli.run_evaluate(path)
     if game_name not in registry.games():
         raise UserError(f"strategy {path} is for unknown game {game_name!r}")
     game = _compile(game_name, abstraction, ddir)

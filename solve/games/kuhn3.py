@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 
 from schema.errors import UserError
 from schema.progress import progress_bar
-from schema.strategy import STRATEGY_SCHEMA
+from schema.strategy import STRATEGY_SCHEMA, with_format
 from solve.games.registry import CFR_FAMILY
 from solve.loop import iterate_until
 from solve.runs import store_kuhn3
@@ -227,7 +227,7 @@ def to_table(name: str, game: Kuhn3, strat: np.ndarray) -> pa.Table:
                 rows["round"].append(0); rows["player"].append(int(game.player[n]))
                 rows["cards"].append(CARDS[c]); rows["history"].append(game.history[n])
                 rows["action"].append(names[a]); rows["probability"].append(float(strat[n, c, a]))
-    return pa.Table.from_pydict(rows, schema=STRATEGY_SCHEMA)
+    return pa.Table.from_pydict(rows, schema=with_format(STRATEGY_SCHEMA, "kuhn3"))
 
 
 def from_table(table: pa.Table, game: Kuhn3) -> np.ndarray:

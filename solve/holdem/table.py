@@ -11,7 +11,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from schema.storage import AtomicFile
-from schema.strategy import STRATEGY_SCHEMA
+from schema.strategy import STRATEGY_SCHEMA, with_format
 
 FOLD, CALL, RAISE = 0, 1, 2
 from solve.holdem.buckets import HoldemBuckets
@@ -42,7 +42,7 @@ def write_strategy_table(path: Path, name: str, tree: BettingTree, buckets: Hold
         return pa.DictionaryArray.from_arrays(np.zeros(n, np.int32), pa.array([value]))
 
     with AtomicFile(path) as out, \
-            pq.ParquetWriter(out.tmp, STRATEGY_SCHEMA, compression="zstd") as writer:
+            pq.ParquetWriter(out.tmp, with_format(STRATEGY_SCHEMA, "holdem"), compression="zstd") as writer:
         batch: list[pa.Table] = []
         rows = 0
         for n in tree.decision_nodes():
