@@ -8,18 +8,32 @@ Run ``python cli.py COMMAND --help`` for any command.
 
 from __future__ import annotations
 
-import argparse
 import os
-import re
+import signal
 import sys
 
-import duckdb
 
-from queries.commands import refresh_views
-from schema.catalog import catalog_error, catalog_path, is_damage
-from schema.errors import UserError
-from schema.optional import import_optional
-from schema.paths import check_data_dir, data_dir
+def _interrupted_at_start(*_):
+    """Ctrl-C while the modules load (seconds on a busy machine): one line, exit 130, nothing
+    was started (a KeyboardInterrupt inside an extension's import can be swallowed)."""
+    sys.stderr.write("interrupted: nothing was started\n")
+    sys.stderr.flush()
+    os._exit(130)
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGINT, _interrupted_at_start)
+
+import argparse  # noqa: E402 (after the start-up Ctrl-C handler)
+import re  # noqa: E402
+
+import duckdb  # noqa: E402
+
+from queries.commands import refresh_views  # noqa: E402
+from schema.catalog import catalog_error, catalog_path, is_damage  # noqa: E402
+from schema.errors import UserError  # noqa: E402
+from schema.optional import import_optional  # noqa: E402
+from schema.paths import check_data_dir, data_dir  # noqa: E402
 
 # Modules that contribute sub-commands; each defines ``register(subparsers)``.
 COMMAND_MODULES = ("etl.commands", "abstraction.commands", "solve.cli.commands", "queries.commands")
@@ -89,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["POKER_DATA_DIR"] = args.data_dir
     if args.quiet:
         os.environ["POKER_PROGRESS"] = "off"
+    if signal.getsignal(signal.SIGINT) is _interrupted_at_start:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # the command's own handling
     try:
         check_data_dir(data_dir())
         rc = int(args.func(args) or 0)

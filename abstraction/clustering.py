@@ -19,8 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.cluster import KMeans
-from threadpoolctl import threadpool_limits
 
 from abstraction._kmeans1d_kernels import backtrack, optimal_1d
 from abstraction._points_kernels import dedupe_sorted, row_hashes
@@ -72,6 +70,7 @@ def is_large(points: "Points") -> bool:
 
 def single_threaded():
     """Context manager: BLAS/OpenMP pools limited to one thread (per process)."""
+    from threadpoolctl import threadpool_limits  # lazy: see kmeans
     return threadpool_limits(1)
 
 
@@ -99,6 +98,8 @@ def kmeans(points: Points, k: int, seed: int, n_init: int,
     if k == 1:
         c = (points.w @ points.x)[None, :]
         return assign(points, c)
+    # lazy: scikit-learn takes ~3 s to import, which every CLI command would pay at start-up
+    from sklearn.cluster import KMeans
     km = KMeans(n_clusters=k, n_init=n_init, random_state=seed).fit(points.x,
                                                                       sample_weight=points.w)
     best = assign(points, km.cluster_centers_)

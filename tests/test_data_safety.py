@@ -185,6 +185,17 @@ def test_sql_ctrl_c(data):
     assert proc.returncode != 0 and "interrupted" in err and "Traceback" not in err
 
 
+def test_ctrl_c_during_start_up(data):
+    """Ctrl-C while the modules still load: one line, exit 130, no traceback, no query."""
+    proc = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "--data-dir", str(data),
+                             "sql", "SELECT 1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=_env(), text=True)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err == "interrupted: nothing was started\n" and not out
+
+
 def test_sql_memory_limit(data):
     proc = cli(data, "sql", "SELECT list(range) FROM range(50000000)", "--memory-limit", "50MB",
                "--format", "csv")

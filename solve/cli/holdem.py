@@ -22,7 +22,9 @@ from pathlib import Path
 
 from schema.paths import data_dir as resolve_data_dir
 from solve.holdem.evaluate import Policy, duplicate_match, local_best_response
-from solve.holdem.run import HoldemSolveOptions, load_policy, solve_holdem
+from solve.holdem.pcs import AVERAGING, REGRETS
+from solve.holdem.run import (DEFAULT_SAMPLER, SAMPLERS, HoldemSolveOptions, load_policy,
+                              solve_holdem)
 
 
 def add_arguments(p) -> None:
@@ -41,6 +43,16 @@ def add_arguments(p) -> None:
     g.add_argument("--keep-averages", action="store_true",
                    help="holdem: also keep each checkpoint's average weights as "
                         "checkpoint/average-<iterations>.npy (strategies at equal solve times)")
+    g.add_argument("--sampler", choices=list(SAMPLERS), default=DEFAULT_SAMPLER,
+                   help="holdem: what an iteration samples: 'chance' one deal (chance-sampled "
+                        "CFR+), 'public' one board, all private hands as vectors (public chance "
+                        f"sampling, Johanson et al. 2012); default {DEFAULT_SAMPLER}")
+    g.add_argument("--regret", choices=list(REGRETS), default=None,
+                   help="holdem, --sampler public: regret-matching+ ('plus', default) or plain "
+                        "regret matching ('vanilla')")
+    g.add_argument("--averaging", choices=list(AVERAGING), default=None,
+                   help="holdem, --sampler public: average-strategy weight per iteration t: "
+                        "1, t (linear, default) or t^2 (quadratic)")
     g.add_argument("--max-bets", type=int, default=4,
                    help="holdem: bets per round cap (default 4, the real game)")
 

@@ -19,7 +19,6 @@ from schema.errors import UserError
 from schema.paths import resolve_stored
 from solve.holdem import _kernels as K
 
-FOLD, CALL, RAISE = 0, 1, 2
 from solve.holdem.game import GROUPS, RIVER_KEYS
 
 

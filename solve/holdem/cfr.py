@@ -12,7 +12,6 @@ import numpy as np
 from schema.storage import AtomicFile
 from solve.holdem import _kernels as K
 
-FOLD, CALL, RAISE = 0, 1, 2
 from solve.holdem.buckets import HoldemBuckets, indexer_tables
 from solve.holdem.game import BettingTree
 
@@ -31,6 +30,10 @@ class HoldemCFR:
         threads: numba threads sharing the arrays (results reproducible only with 1).
     """
 
+    sampler = "chance"
+    #: iterations of the first chunk of a solve run (later chunks adapt to ~2 s)
+    first_chunk = 1000
+
     def __init__(self, tree: BettingTree, buckets: HoldemBuckets, seed: int = 0,
                  threads: int = 1):
         if buckets.n_rounds != tree.rules.n_rounds:
@@ -42,6 +45,10 @@ class HoldemCFR:
         self.average_ = np.zeros(self.size_, dtype=np.float32)
         self.iteration_ = 0
         self._tabs = indexer_tables()
+
+    def settings(self) -> dict:
+        """What a checkpoint must agree on besides the game and abstraction."""
+        return {"sampler": self.sampler}
 
     def iterate(self, n: int) -> None:
         t = self.tree
@@ -61,7 +68,7 @@ class HoldemCFR:
             _atomic_npy(directory / f"{name}.npy", arr)
         state = {"iteration": self.iteration_, "seed": self.seed, "size": self.size_,
                  "abstraction": self.buckets.name, "n_buckets": list(self.buckets.n_buckets),
-                 "rules": asdict(self.tree.rules)}
+                 "rules": asdict(self.tree.rules), **self.settings()}
         state.update(extra or {})
         tmp = directory / ".state.json.tmp"
         tmp.write_text(json.dumps(state, indent=1))
@@ -78,6 +85,8 @@ class HoldemCFR:
         if (state["abstraction"] != self.buckets.name or state["size"] != self.size_
                 or state["rules"] != json.loads(json.dumps(asdict(self.tree.rules)))):
             raise ValueError("checkpoint is for another abstraction or game")
+        if state.get("sampler", "chance") != self.sampler:
+            raise ValueError(f"checkpoint was solved with the {state['sampler']} sampler")
         self.regrets_ = np.load(directory / "regrets.npy")
         self.average_ = np.load(directory / "average.npy")
         if len(self.regrets_) != self.size_ or len(self.average_) != self.size_:

@@ -19,6 +19,7 @@ from schema.progress import progress_bar
 from solve.abstractions import built_at, refuse_stale_checkpoint
 from solve.holdem.buckets import load_buckets, synthetic_buckets
 from solve.holdem.cfr import HoldemCFR, _atomic_npy
+from solve.holdem.pcs import AVERAGING, REGRETS, HoldemPCS
 from solve.holdem.evaluate import (Policy, duplicate_match, local_best_response, sample_deals,
                                    seat_value)
 from solve.holdem.game import HoldemRules, build_tree
@@ -28,6 +29,9 @@ from solve.runs import NAME_PATTERN as _NAME
 from solve.runs import check_catalog, record_run
 
 BASELINES = ("always-call", "always-raise")
+#: ``--sampler``: the solver class of each (one place to add one)
+SAMPLERS = {"chance": HoldemCFR, "public": HoldemPCS}
+DEFAULT_SAMPLER = "chance"
 
 
 def _buckets(spec: str, ddir: Path):
@@ -60,6 +64,32 @@ class HoldemSolveOptions:
     resume: bool = False
     seed: int = 0
     keep_averages: bool = False
+    sampler: str = DEFAULT_SAMPLER
+    regret: str | None = None
+    averaging: str | None = None
+
+
+def make_solver(args: HoldemSolveOptions, tree, buckets):
+    """The solver ``args`` ask for (sampler and its options checked up front)."""
+    if args.sampler not in SAMPLERS:
+        raise UserError(f"--sampler must be one of {', '.join(SAMPLERS)}, got {args.sampler!r}")
+    opts = {k: v for k, v in (("regret", args.regret), ("averaging", args.averaging))
+            if v is not None}
+    if args.sampler == "chance" and opts:
+        raise UserError("--regret and --averaging apply to --sampler public (chance sampling "
+                        "is CFR+ with linear averaging)")
+    for key, allowed in (("regret", REGRETS), ("averaging", AVERAGING)):
+        if key in opts and opts[key] not in allowed:
+            raise UserError(f"--{key} must be one of {', '.join(allowed)}, got {opts[key]!r}")
+    return SAMPLERS[args.sampler](tree, buckets, seed=args.seed, threads=args.threads, **opts)
+
+
+def algorithm_label(args: HoldemSolveOptions) -> str:
+    """``cfr+`` (chance sampling) or ``pcs-<regret>-<averaging>``: names and catalog rows."""
+    if args.sampler == "chance":
+        return "cfr+"
+    regret, averaging = args.regret or "plus", args.averaging or "linear"
+    return "pcs" + ("" if (regret, averaging) == ("plus", "linear") else f"-{regret}-{averaging}")
 
 
 def solve_holdem(args: HoldemSolveOptions) -> int:
@@ -68,7 +98,8 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
     if not args.abstraction:
         raise UserError("--game holdem needs --abstraction NAME (see `cli.py abstractions`)")
     if args.algorithm != "cfr+":
-        raise UserError("--game holdem is solved with --algorithm cfr+ (chance-sampled)")
+        raise UserError("--game holdem is solved with --algorithm cfr+ (choose the sampler "
+                        "with --sampler)")
     for flag in ("iterations", "threads", "max_bets"):
         v = getattr(args, flag)
         if v is not None and v < 1:
@@ -80,7 +111,9 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
     ddir = resolve_data_dir()
 
     check_catalog(ddir)
-    name = args.name or f"holdem-{args.abstraction.replace(':', '-').replace(',', '-')}-cfr+"
+    label = algorithm_label(args)
+    name = args.name or (f"holdem-{args.abstraction.replace(':', '-').replace(',', '-')}-"
+                         f"{label}")
 
     if not _NAME.match(name):
         raise UserError(f"strategy name {name!r} must be letters, digits, '_', '.', '+', '-'")
@@ -94,7 +127,7 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
     buckets = _buckets(args.abstraction, ddir)
     load_seconds = time.perf_counter() - t0
     tree = build_tree(HoldemRules(n_rounds=buckets.n_rounds, max_bets=args.max_bets))
-    solver = HoldemCFR(tree, buckets, seed=args.seed, threads=args.threads)
+    solver = make_solver(args, tree, buckets)
     log, solve_seconds = [], 0.0
     if args.resume:
         if ":" not in args.abstraction:  # a stored abstraction, not synthetic:K0,K1,...
@@ -135,9 +168,9 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
         None if limit is not None else 100_000)  # total iterations, likewise
     every = args.checkpoint_minutes * 60.0
     bar = progress_bar(total=round(limit) if limit else target, unit="s" if limit else "it",
-               desc=f"cfr+ holdem {buckets.name}",
+               desc=f"{label} holdem {buckets.name}",
                initial=min(round(solve_seconds), round(limit)) if limit else solver.iteration_)
-    chunk, last_ckpt = 1000, solve_seconds
+    chunk, last_ckpt = solver.first_chunk, solve_seconds
     try:
         while True:
             if target is not None and solver.iteration_ >= target:
@@ -149,7 +182,7 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
             solver.iterate(step)
             took = time.perf_counter() - ts
             solve_seconds += took
-            chunk = int(min(max(step * 2.0 / max(took, 1e-3), 100), 5_000_000))  # ~2 s chunks
+            chunk = int(min(max(step * 2.0 / max(took, 1e-3), 1), 5_000_000))  # ~2 s chunks
             bar.update(min(round(solve_seconds), round(limit)) - bar.n if limit else step)
             bar.set_postfix(it=f"{solver.iteration_:,}",
                             rate=f"{step / max(took, 1e-9):,.0f} it/s")
@@ -184,7 +217,8 @@ def _store(ddir, name, out_dir, tree, buckets, solver, log, solve_seconds, wall,
             "n_buckets": list(buckets.n_buckets),
             "max_bets": tree.rules.max_bets, "iterations": solver.iteration_,
             "solve_seconds": round(solve_seconds, 1), "threads": args.threads, "seed": args.seed,
-            "lbr_deals": args.lbr_deals, "h2h_deals": args.h2h_deals, "log": log}
+            "lbr_deals": args.lbr_deals, "h2h_deals": args.h2h_deals, **solver.settings(),
+            "log": log}
     tmp = out_dir / ".run.json.tmp"
     tmp.write_text(json.dumps(meta, indent=1))
     tmp.replace(out_dir / "run.json")
@@ -194,9 +228,10 @@ def _store(ddir, name, out_dir, tree, buckets, solver, log, solve_seconds, wall,
     pol = Policy.table(name, tree, buckets, solver.average_)
     value = seat_value(tree, pol, pol, sample_deals(args.h2h_deals, 99))
     abstraction = None if buckets.name.startswith("synthetic") else buckets.name
-    record_run(ddir, name, "holdem", abstraction, "cfr+", solver.iteration_, wall, None, None,
+    label = algorithm_label(args)
+    record_run(ddir, name, "holdem", abstraction, label, solver.iteration_, wall, None, None,
                value, path, digest)
-    print(f"{name}: game=holdem abstraction={buckets.name} algorithm=cfr+ "
+    print(f"{name}: game=holdem abstraction={buckets.name} algorithm={label} "
           f"iterations={solver.iteration_} solve={solve_seconds:.1f}s wall={wall:.1f}s "
           f"value={value:.4g} (table written in {time.perf_counter() - t0:.1f}s)\n{path}")
     return 0

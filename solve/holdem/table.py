@@ -13,7 +13,6 @@ import pyarrow.parquet as pq
 from schema.storage import AtomicFile
 from schema.strategy import STRATEGY_SCHEMA, with_format
 
-FOLD, CALL, RAISE = 0, 1, 2
 from solve.holdem.buckets import HoldemBuckets
 from solve.holdem.game import BettingTree
 
