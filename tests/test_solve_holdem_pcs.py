@@ -11,11 +11,14 @@ import pytest
 import cli
 from solve.holdem import _kernels as K
 from solve.holdem import _vector_kernels as P
-from solve.holdem.buckets import indexer_tables, synthetic_buckets
+from etl._eval_kernels import eval7
+from solve.holdem.buckets import HoldemBuckets, indexer_tables, synthetic_buckets
 from solve.holdem.cfr import HoldemCFR
-from solve.holdem.evaluate import (Policy, best_response, board_match, board_seat_values,
-                                   duplicate_match, sample_deals, seat_value)
-from solve.holdem.game import HoldemRules, build_tree
+from solve.holdem.evaluate import (Policy, _tree_args, best_response, board_lbr, board_match,
+                                   board_seat_values, duplicate_match, sample_deals, seat_value,
+                                   tree_levels)
+from solve.holdem.game import (DECISION, FOLD, FOLD_END, RAISE, RIVER_KEYS, HoldemRules,
+                               build_tree)
 from solve.holdem.pcs import HoldemPCS
 
 BOARD = np.array([3, 17, 30, 44, 51], np.uint8)
@@ -166,3 +169,132 @@ def test_board_values_equal_scalar_values_over_every_deal_of_the_board(tiny2):
     e = board_match(tree, a, c, 50, seed=1)
     assert e.n == 50 and abs(e.mean - duplicate_match(tree, a, c, 20000, seed=1).mean) < 50
     assert board_match(tree, a, a, 20, seed=2).mean == pytest.approx(0.0, abs=1e-9)
+
+
+# --- LBR on a whole board: a plain-Python LBR per hand as the reference ----------------------
+
+SEEN = (0, 3, 4, 5)
+
+
+def python_lbr(tree, pol, board, seat, hole, perms):
+    """LBR with hole cards ``hole`` in ``seat`` on ``board``: chips summed over the opponent's
+    hands, the policy's actions branched (not sampled). Plain Python, the rule of
+    ``_kernels.lbr_game`` with the completions of ``perms`` (see ``lbr_board``)."""
+    kind, S, off, bk = pol.args()
+    tabs, rkey, o = indexer_tables(), pol.buckets.river_key, 1 - seat
+    pa, pb = P.pair_cards()
+    cards, out, probs = np.empty(7, np.uint8), np.zeros(4, np.int64), np.zeros(3)
+    mine = set(hole)
+
+    def bucket(p, r):
+        K.hand_buckets(np.uint8(pa[p]), np.uint8(pb[p]), board, r + 1, bk, tabs, rkey, cards,
+                       out)
+        return out[r]
+
+    def holds(p, cs):
+        return pa[p] in cs or pb[p] in cs
+
+    def pay(n, p):
+        if tree.ntype[n] == FOLD_END:
+            return -tree.spent[n, seat] if tree.player[n] == seat else tree.spent[n, o]
+        a, b = eval7(*hole, *board), eval7(pa[p], pb[p], *board)
+        return tree.spent[n, seat] * np.sign(a - b)
+
+    def runouts(r):
+        nb = SEEN[r]
+        if nb == 5:
+            return [list(board)]
+        if nb == 4:
+            return [list(board[:4]) + [c] for c in range(52) if c not in board[:4]]
+        return [list(board[:nb]) + [c for c in row if c not in board[:nb]][:5 - nb]
+                for row in perms]
+
+    deal = [p for p in range(1326) if not holds(p, set(board.tolist()) | mine)]
+
+    def walk(n, w):
+        if tree.ntype[n] != DECISION:
+            return sum(w[p] * pay(n, p) for p in deal)
+        r, k = tree.round[n], tree.nact[n]
+        seen = set(board[:SEEN[r]].tolist())
+        if tree.player[n] == o:
+            sig = np.zeros((k, 1326))
+            for p in range(1326):
+                if w[p] > 0 and not holds(p, seen):
+                    K.policy_probs(kind, S, off, n, tree.nact, tree.code, bucket(p, r), probs)
+                    sig[:, p] = probs[:k]
+            return sum(walk(tree.child[n, a], w * sig[a]) for a in range(k))
+        rng = np.array([0.0 if holds(p, seen | mine) else w[p] for p in range(1326)])
+        can = tree.code[n, k - 1] == RAISE
+        wc = rng.copy()
+        if can:
+            rc = tree.child[n, k - 1]
+            for p in np.flatnonzero(rng):
+                K.policy_probs(kind, S, off, rc, tree.nact, tree.code, bucket(p, r), probs)
+                wc[p] = rng[p] * (1 - (probs[0] if tree.code[rc, 0] == FOLD else 0.0))
+        win = tot = winc = totc = 0.0
+        for rb in runouts(r):
+            if mine & set(rb):
+                continue
+            me = eval7(*hole, *rb)
+            for p in np.flatnonzero(rng):
+                if holds(p, set(rb)):
+                    continue
+                v = eval7(pa[p], pb[p], *rb)
+                s = 1.0 if me > v else (0.5 if me == v else 0.0)
+                win, tot = win + rng[p] * s, tot + rng[p]
+                winc, totc = winc + wc[p] * s, totc + wc[p]
+        wp = win / tot if tot > 0 else 0.5
+        wpc = winc / totc if totc > 0 else wp
+        opp, m = tree.spent[n, o], tree.spent[n, seat]
+        best, act = (2 * wp - 1) * opp, (1 if tree.code[n, 0] == FOLD else 0)
+        if tree.code[n, 0] == FOLD and -m > best:
+            best, act = -m, 0
+        if can:
+            fp = 1 - wc.sum() / rng.sum() if rng.sum() > 0 else 0.0
+            if fp * opp + (1 - fp) * (2 * wpc - 1) * (opp + tree.rules.bets[r]) > best:
+                act = k - 1
+        return walk(tree.child[n, act], w)
+
+    return walk(0, np.ones(1326))
+
+
+def four_round_buckets():
+    """A cheap 4-round bucketing (buckets from the index, no strength tables): the hands of a
+    round still fall in different buckets, so the range's Bayes updates differ by hand."""
+    rounds = [np.arange(169) % 2, np.arange(1_286_792) % 4, np.arange(55_190_538) % 2]
+    lut = np.arange(2)[:, None] * 3 + np.arange(RIVER_KEYS)[None, :] % 3
+    key = (np.arange(123_156_254) % RIVER_KEYS).astype(np.uint16)
+    return HoldemBuckets.from_arrays("t4", rounds, [np.full(2, -1), np.zeros(4), np.zeros(2),
+                                                    np.zeros(6)], lut, key)
+
+
+@pytest.mark.parametrize("rounds", [2, 4])
+def test_board_lbr_equals_plain_lbr_on_the_same_deals(tiny2, rounds):
+    """Per LBR hand, the vectorised LBR's chips over the opponent's hands equal the plain LBR's
+    (2 rounds: equity over completions; 4 rounds: the turn's every river, the river exact)."""
+    if rounds == 2:
+        tree, b = tiny2
+    else:
+        tree, b = build_tree(HoldemRules(n_rounds=4, max_bets=1)), four_round_buckets()
+    pol = Policy.table("r", tree, b, np.random.default_rng(5).random(
+        tree.offsets(b.n_buckets)[1]).astype(np.float32))
+    perms = np.argsort(np.random.default_rng(1).random((4, 52)), axis=1).astype(np.int64)
+    pact, lev = tree_levels(tree)
+    hands = np.zeros(1326)
+    for seat in (0, 1):
+        total = P.lbr_board(*_tree_args(tree), tree.parent, pact, lev,
+                            np.asarray(tree.rules.bets, float), rounds, indexer_tables(),
+                            b.river_key, *pol.args(), BOARD, seat, perms, hands)
+        assert total == pytest.approx(hands.sum(), rel=1e-12)
+        for hole in ((0, 1), (10, 22), (48, 49)):
+            p = hole[1] * (hole[1] - 1) // 2 + hole[0]
+            assert hands[p] == pytest.approx(python_lbr(tree, pol, BOARD, seat, hole, perms),
+                                             rel=1e-9, abs=1e-9)
+    assert hands[(3 * 2) // 2] == 0.0  # (0, 3): holds a board card, never dealt to LBR
+
+
+def test_board_lbr_exploits_always_call(tiny2):
+    tree, b = tiny2
+    lbr, s0, s1 = board_lbr(tree, Policy.always_call(tree, b), 30, seed=3, runouts=8)
+    assert lbr.mean - lbr.half_width > 0 and lbr.n == 30
+    assert lbr.mean == pytest.approx(0.5 * (s0.mean + s1.mean))

@@ -21,10 +21,10 @@ import json
 from pathlib import Path
 
 from schema.paths import data_dir as resolve_data_dir
-from solve.holdem.evaluate import Policy, duplicate_match, local_best_response
+from solve.holdem.evaluate import Policy, duplicate_match
 from solve.holdem.pcs import AVERAGING, REGRETS
-from solve.holdem.run import (DEFAULT_SAMPLER, SAMPLERS, HoldemSolveOptions, load_policy,
-                              solve_holdem)
+from solve.holdem.run import (DEFAULT_SAMPLER, SAMPLERS, HoldemSolveOptions, lbr_estimate,
+                              load_policy, solve_holdem)
 
 
 def add_arguments(p) -> None:
@@ -37,6 +37,10 @@ def add_arguments(p) -> None:
     g.add_argument("--lbr-deals", type=int, default=2000,
                    help="holdem: deals (x2 seats) of the local-best-response bound at each "
                         "checkpoint (default 2000; 0 = skip)")
+    g.add_argument("--lbr-boards", type=int, default=0,
+                   help="holdem: LBR bound over this many whole boards instead (each exact over "
+                        "every deal of hole cards and the strategy's actions; 0 = use "
+                        "--lbr-deals)")
     g.add_argument("--h2h-deals", type=int, default=20000,
                    help="holdem: duplicate deals against always-call/always-raise at each "
                         "checkpoint (default 20000)")
@@ -74,8 +78,9 @@ def run_evaluate(path: Path) -> int:
     for b in (Policy.always_call, Policy.always_raise):
         opp = b(tree, pol.buckets)
         print(f"vs {opp.name}: {duplicate_match(tree, pol, opp, h2h, seed=7)}")
-    if n_lbr:
-        lbr, s0, s1 = local_best_response(tree, pol, n_lbr, seed=8)
-        print(f"local best response (lower bound on exploitability): {lbr} "
+    lbr = lbr_estimate(tree, pol, n_lbr, int(meta.get("lbr_boards", 0)), seed=8)
+    if lbr is not None:
+        (lbr, s0, s1), unit = lbr
+        print(f"local best response (lower bound on exploitability): {lbr} over {unit} "
               f"[as seat 0: {s0.mean:+.1f}, as seat 1: {s1.mean:+.1f}]")
     return 0

@@ -22,10 +22,12 @@ import numpy as np
 from numba import njit, prange
 
 from etl._eval_kernels import eval7
-from solve.holdem._kernels import DECISION, FOLD_END, hand_buckets, policy_probs
+from solve.holdem._kernels import (BOARD_SEEN, DECISION, FOLD, FOLD_END, RAISE, hand_buckets,
+                                  policy_probs)
 
 MAX_DEPTH = 64  # longest action sequence of limit Hold'em with a cap of 4 is 4 * 6 + 1
 CS_PLUS, CS_VANILLA = 0, 1  # regret update: regret-matching+ (floor at 0) or plain
+BOARD_SEEN_V = BOARD_SEEN  # board cards seen in each round (0, 3, 4, 5)
 
 
 @njit(cache=True)
@@ -439,3 +441,301 @@ def board_values(ntype, player, rnd, nact, child, code, size, spent, parent, pac
                         ha, hb, gend, kind0, S0, off0, bkt0, kind1, S1, off1, bkt1, R0, R1, SG,
                         card, probs, tv)
         out[i] = s / (H * 990.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Local best response on a whole board: every LBR hand and every opponent hand at once
+# ---------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def pair_cards():
+    """The two cards (a < b) of each of the 1,326 pair indices (``_kernels._pair_index``)."""
+    pa = np.empty(1326, np.int64)
+    pb = np.empty(1326, np.int64)
+    for b in range(52):
+        for a in range(b):
+            i = b * (b - 1) // 2 + a
+            pa[i] = a
+            pb[i] = b
+    return pa, pb
+
+
+@njit(cache=True)
+def runout_hands(rb, pa, pb, pidx, ha, hb, gend):
+    """The pair indices of the hands off the 5-card board ``rb`` in ascending strength into
+    ``pidx`` (cards in ``ha``/``hb``, tie-group ends in ``gend``); returns their number."""
+    used = np.zeros(52, np.bool_)
+    for j in range(5):
+        used[rb[j]] = True
+    idx = np.empty(1326, np.int64)
+    v = np.empty(1326, np.int64)
+    H = 0
+    for i in range(1326):
+        if used[pa[i]] or used[pb[i]]:
+            continue
+        idx[H] = i
+        v[H] = eval7(pa[i], pb[i], rb[0], rb[1], rb[2], rb[3], rb[4])
+        H += 1
+    o = np.argsort(v[:H], kind="mergesort")
+    for k in range(H):
+        pidx[k] = idx[o[k]]
+        ha[k] = pa[pidx[k]]
+        hb[k] = pb[pidx[k]]
+    i = 0
+    while i < H:
+        j = i
+        while j < H and v[o[j]] == v[o[i]]:
+            j += 1
+        for k in range(i, j):
+            gend[k] = j
+        i = j
+    return H
+
+
+@njit(cache=True)
+def _lbr_equity(H, ha, hb, gend, pidx, w, wc, mask, gw, card, s1, s2, win, tot, winc, totc):
+    """Add one runout's showdown against the range ``w`` (and the calling range ``wc``) of
+    every hand of the runout's list: ``win`` += reach beaten + half the ties, ``tot`` += the
+    compatible reach (per pair index). ``mask``: the pairs the range may hold."""
+    for k in range(H):
+        p = pidx[k]
+        gw[k] = w[p] if mask[p] else 0.0
+    fold_sums(H, ha, hb, gw, card, s1)
+    showdown_sums(H, ha, hb, gend, gw, card, s2)
+    for k in range(H):
+        p = pidx[k]
+        win[p] += 0.5 * (s1[k] + s2[k])
+        tot[p] += s1[k]
+    for k in range(H):
+        p = pidx[k]
+        gw[k] = wc[p] if mask[p] else 0.0
+    fold_sums(H, ha, hb, gw, card, s1)
+    showdown_sums(H, ha, hb, gend, gw, card, s2)
+    for k in range(H):
+        p = pidx[k]
+        winc[p] += 0.5 * (s1[k] + s2[k])
+        totc[p] += s1[k]
+
+
+@njit(cache=True)
+def lbr_board(ntype, player, rnd, nact, child, code, size, spent, parent, pact, lev, bets,
+              n_rounds, tabs, rkey, kind, S, off, bk, board, seat, perms, out_hands):
+    """LBR in ``seat`` on ``board`` against the policy in the other seat: its chips summed
+    over every deal of hole cards on the board, exact over the policy's action probabilities
+    (the opponent's actions are not sampled). Returns the sum; ``out_hands[p]`` LBR's chips
+    with hand p (pair index) summed over the opponent's hands.
+
+    LBR's rule is ``_kernels.lbr_game``'s: the range is Bayes-updated with the policy's
+    probabilities (a hand that shares a card with what LBR sees is out of it); at each
+    decision LBR takes the best of fold / check-call / bet-raise, valuing check-call by its
+    equity against the range and bet-raise by the fold probability and the equity against the
+    hands that call. Equity is exact on the river and on the turn (every river card); before,
+    over the completions of the seen board given by ``perms`` (each row a permutation of the
+    deck: the first cards not on the seen board), a completion that hits LBR's hand skipped.
+    """
+    o = 1 - seat
+    N = ntype.shape[0]
+    pa, pb = pair_cards()
+    # the real board's hands (the outcome) and each round's runouts (LBR's equity)
+    oidx = np.empty(1326, np.int64)
+    oha = np.empty(1326, np.int64)
+    ohb = np.empty(1326, np.int64)
+    ogend = np.empty(1326, np.int64)
+    HO = runout_hands(board, pa, pb, oidx, oha, ohb, ogend)
+    K = perms.shape[0]
+    M = 48 + 2 * K + 1
+    ridx = np.empty((M, 1326), np.int64)
+    rha = np.empty((M, 1326), np.int64)
+    rhb = np.empty((M, 1326), np.int64)
+    rgend = np.empty((M, 1326), np.int64)
+    rH = np.zeros(M, np.int64)
+    first = np.zeros(5, np.int64)  # round r's runouts: first[r] .. first[r + 1] - 1
+    rb = np.empty(5, np.int64)
+    m = 0
+    for r in range(n_rounds):
+        first[r] = m
+        nb = BOARD_SEEN_V[r]
+        for j in range(nb):
+            rb[j] = board[j]
+        if nb == 5:
+            rH[m] = runout_hands(rb, pa, pb, ridx[m], rha[m], rhb[m], rgend[m])
+            m += 1
+        elif nb == 4:
+            for c in range(52):
+                if c == board[0] or c == board[1] or c == board[2] or c == board[3]:
+                    continue
+                rb[4] = c
+                rH[m] = runout_hands(rb, pa, pb, ridx[m], rha[m], rhb[m], rgend[m])
+                m += 1
+        else:
+            for k in range(K):
+                j = nb
+                for t in range(52):
+                    c = perms[k, t]
+                    seen = False
+                    for i in range(nb):
+                        if board[i] == c:
+                            seen = True
+                    if not seen:
+                        rb[j] = c
+                        j += 1
+                        if j == 5:
+                            break
+                rH[m] = runout_hands(rb, pa, pb, ridx[m], rha[m], rhb[m], rgend[m])
+                m += 1
+    first[n_rounds] = m
+    # per round: which pairs the range may hold (off the seen board), the opponent's buckets
+    mask = np.zeros((4, 1326), np.bool_)
+    obk = np.zeros((1326, 4), np.int64)
+    cards = np.empty(7, np.uint8)
+    o4 = np.zeros(4, np.int64)
+    ub = board.astype(np.uint8)
+    for p in range(1326):
+        for r in range(n_rounds):
+            ok = True
+            for j in range(BOARD_SEEN_V[r]):
+                if board[j] == pa[p] or board[j] == pb[p]:
+                    ok = False
+            mask[r, p] = ok
+        if mask[n_rounds - 1, p]:
+            hand_buckets(np.uint8(pa[p]), np.uint8(pb[p]), ub, n_rounds, bk, tabs, rkey, cards,
+                         o4)
+            for r in range(n_rounds):
+                obk[p, r] = o4[r]
+        else:  # holds a card seen at some round: buckets up to the round before it
+            for r in range(n_rounds):
+                if mask[r, p]:
+                    hand_buckets(np.uint8(pa[p]), np.uint8(pb[p]), ub, r + 1, bk, tabs, rkey,
+                                 cards, o4)
+                    obk[p, r] = o4[r]
+    L = MAX_DEPTH
+    RL = np.zeros((L, 1326))  # LBR's reach (0 or 1) per LBR hand
+    RO = np.zeros((L, 1326))  # the opponent's reach per opponent hand
+    SG = np.zeros((2 * L, 3, 1326))  # the opponent's probabilities, or LBR's choice (0/1)
+    for k in range(HO):  # LBR's hands: those a deal on this board can give it
+        RL[0, oidx[k]] = 1.0
+    for p in range(1326):
+        RO[0, p] = 1.0
+    probs = np.zeros(3)
+    card = np.zeros(52)
+    gw = np.zeros(1326)
+    s1 = np.zeros(1326)
+    s2 = np.zeros(1326)
+    win = np.zeros(1326)
+    tot = np.zeros(1326)
+    winc = np.zeros(1326)
+    totc = np.zeros(1326)
+    wc = np.zeros(1326)
+    ro_list = np.zeros(1326)
+    tv = np.zeros(1326)
+    out_hands[:] = 0.0
+    total = 0.0
+    n = 0
+    while n < N:
+        if n > 0:
+            par = parent[n]
+            q = player[par]
+            a = pact[n]
+            d = lev[par, 0] + lev[par, 1]
+            src = RL[lev[par, seat]] if q == seat else RO[lev[par, o]]
+            dst = RL[lev[n, seat]] if q == seat else RO[lev[n, o]]
+            s = 0.0
+            for p in range(1326):
+                x = src[p] * SG[d, a, p]
+                dst[p] = x
+                s += x
+            if s == 0.0:
+                n += size[n]
+                continue
+        rl = RL[lev[n, seat]]
+        ro = RO[lev[n, o]]
+        if ntype[n] != DECISION:
+            for k in range(HO):
+                ro_list[k] = ro[oidx[k]]
+            terminal_values(n, seat, ntype, player, spent, HO, oha, ohb, ogend, ro_list, card,
+                            tv)
+            for k in range(HO):
+                x = rl[oidx[k]] * tv[k]
+                out_hands[oidx[k]] += x
+                total += x
+            n += 1
+            continue
+        r = rnd[n]
+        k_act = nact[n]
+        d = lev[n, 0] + lev[n, 1]
+        if player[n] == o:
+            for p in range(1326):
+                if ro[p] == 0.0 or not mask[r, p]:
+                    for a in range(k_act):
+                        SG[d, a, p] = 0.0
+                    continue
+                policy_probs(kind, S, off, n, nact, code, obk[p, r], probs)
+                for a in range(k_act):
+                    SG[d, a, p] = probs[a]
+            n += 1
+            continue
+        # LBR's decision, for every LBR hand at once
+        can_raise = code[n, k_act - 1] == RAISE
+        if can_raise:
+            rc = child[n, k_act - 1]
+            for p in range(1326):
+                if ro[p] > 0.0 and mask[r, p]:
+                    policy_probs(kind, S, off, rc, nact, code, obk[p, r], probs)
+                    f = probs[0] if code[rc, 0] == FOLD else 0.0
+                    wc[p] = ro[p] * (1.0 - f)
+                else:
+                    wc[p] = 0.0
+        else:
+            for p in range(1326):
+                wc[p] = ro[p]
+        win[:] = 0.0
+        tot[:] = 0.0
+        winc[:] = 0.0
+        totc[:] = 0.0
+        for j in range(first[r], first[r + 1]):
+            _lbr_equity(rH[j], rha[j], rhb[j], rgend[j], ridx[j], ro, wc, mask[r], gw, card, s1,
+                        s2, win, tot, winc, totc)
+        # fold probability of the range against each LBR hand (hands sharing its cards out)
+        for p in range(1326):
+            gw[p] = ro[p] if mask[r, p] else 0.0
+        fold_sums(1326, pa, pb, gw, card, s1)
+        for p in range(1326):
+            gw[p] = wc[p] if mask[r, p] else 0.0
+        fold_sums(1326, pa, pb, gw, card, s2)
+        m_me = spent[n, seat]
+        opp = spent[n, o]
+        for p in range(1326):
+            for a in range(k_act):
+                SG[d, a, p] = 0.0
+            if rl[p] == 0.0:
+                continue
+            wp = win[p] / tot[p] if tot[p] > 0 else 0.5
+            wpc = winc[p] / totc[p] if totc[p] > 0 else wp
+            best = (2.0 * wp - 1.0) * opp
+            act = 1 if code[n, 0] == FOLD else 0
+            if code[n, 0] == FOLD and -m_me > best:
+                best = -m_me
+                act = 0
+            if can_raise:
+                fp = 1.0 - s2[p] / s1[p] if s1[p] > 0 else 0.0
+                v_raise = fp * opp + (1.0 - fp) * (2.0 * wpc - 1.0) * (opp + bets[r])
+                if v_raise > best:
+                    act = k_act - 1
+            SG[d, act, p] = 1.0
+        n += 1
+    return total
+
+
+@njit(cache=True, parallel=True)
+def lbr_boards(ntype, player, rnd, nact, child, code, size, spent, parent, pact, lev, bets,
+               n_rounds, t0, t1, t2, t3, rkey, kind, S, off, bk, boards, perms, out):
+    """``out[i, s]``: LBR's expected chips in seat s on board i (mean over every deal of hole
+    cards; ``perms[i]`` the completions of its early equities), boards in parallel."""
+    for i in prange(boards.shape[0]):
+        tabs = (t0, t1, t2, t3)
+        hands = np.zeros(1326)
+        for s in range(2):
+            t = lbr_board(ntype, player, rnd, nact, child, code, size, spent, parent, pact, lev,
+                          bets, n_rounds, tabs, rkey, kind, S, off, bk, boards[i], s, perms[i],
+                          hands)
+            out[i, s] = t / (1081.0 * 990.0)

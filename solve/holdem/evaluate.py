@@ -187,6 +187,36 @@ def local_best_response(tree: BettingTree, policy: Policy, n_deals: int, seed: i
     return to_mbb(out.mean(axis=1), bb), to_mbb(out[:, 0], bb), to_mbb(out[:, 1], bb)
 
 
+def board_lbr(tree: BettingTree, policy: Policy, n_boards: int, seed: int = 0,
+              runouts: int = 32, boards: np.ndarray | None = None
+              ) -> tuple[Estimate, Estimate, Estimate]:
+    """LBR against ``policy`` with a sampled board as the unit: per board, LBR in each seat
+    exactly over every deal of hole cards and every action of the policy
+    (``_vector_kernels.lbr_board``; the rule of :func:`local_best_response`).
+
+    Returns (mean over seats, LBR as seat 0, LBR as seat 1), mbb/g, intervals over boards.
+    ``runouts``: completions of the board for LBR's equity on the preflop and flop."""
+    boards = sample_boards(n_boards, seed) if boards is None else boards
+    perms = np.argsort(np.random.default_rng(seed + 1).random((len(boards), runouts, 52)),
+                       axis=2).astype(np.int64)
+    out = board_lbr_values(tree, policy, boards, perms)
+    bb = tree.rules.big_blind
+    return to_mbb(out.mean(axis=1), bb), to_mbb(out[:, 0], bb), to_mbb(out[:, 1], bb)
+
+
+def board_lbr_values(tree: BettingTree, policy: Policy, boards: np.ndarray,
+                     perms: np.ndarray) -> np.ndarray:
+    """(boards, 2): LBR's expected chips per board and seat (see :func:`board_lbr`)."""
+    pact, lev = tree_levels(tree)
+    r = tree.rules
+    out = np.empty((len(boards), 2))
+    VK.lbr_boards(*_tree_args(tree), tree.parent, pact, lev, np.asarray(r.bets, np.float64),
+                  r.n_rounds, *indexer_tables(), policy.buckets.river_key, *policy.args(),
+                  np.ascontiguousarray(boards, np.uint8), np.ascontiguousarray(perms, np.int64),
+                  out)
+    return out
+
+
 def node_offsets(tree: BettingTree, n_buckets) -> tuple[np.ndarray, int]:
     """Offsets of (node, bucket of the node's round) over all nodes."""
     k = np.asarray(n_buckets, dtype=np.int64)[tree.round]

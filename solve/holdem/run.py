@@ -20,8 +20,8 @@ from solve.abstractions import built_at, refuse_stale_checkpoint
 from solve.holdem.buckets import load_buckets, synthetic_buckets
 from solve.holdem.cfr import HoldemCFR, _atomic_npy
 from solve.holdem.pcs import AVERAGING, REGRETS, HoldemPCS
-from solve.holdem.evaluate import (Policy, duplicate_match, local_best_response, sample_deals,
-                                   seat_value)
+from solve.holdem.evaluate import (Policy, board_lbr, duplicate_match, local_best_response,
+                                   sample_deals, seat_value)
 from solve.holdem.game import HoldemRules, build_tree
 from solve.holdem.table import write_strategy_table
 from solve.loop import check_positive_finite
@@ -58,6 +58,7 @@ class HoldemSolveOptions:
     checkpoint_minutes: float = 10.0
     threads: int = 1
     lbr_deals: int = 2000
+    lbr_boards: int = 0
     h2h_deals: int = 20000
     max_bets: int = 4
     name: str | None = None
@@ -106,8 +107,8 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
             raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
 
     check_positive_finite(args, "time_limit", "checkpoint_minutes")
-    if args.lbr_deals < 0 or args.h2h_deals < 1:
-        raise UserError("--lbr-deals must be >= 0 and --h2h-deals >= 1")
+    if args.lbr_deals < 0 or args.h2h_deals < 1 or args.lbr_boards < 0:
+        raise UserError("--lbr-deals and --lbr-boards must be >= 0 and --h2h-deals >= 1")
     ddir = resolve_data_dir()
 
     check_catalog(ddir)
@@ -154,11 +155,12 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
             e = duplicate_match(tree, pol, make(tree, buckets), args.h2h_deals, seed=seed)
             entry[f"vs_{base}_mbb"] = round(e.mean, 2)
             entry[f"vs_{base}_hw"] = round(e.half_width, 2)
-        if args.lbr_deals:
-            lbr, s0, s1 = local_best_response(tree, pol, args.lbr_deals, seed=seed)
+        lbr = lbr_estimate(tree, pol, args.lbr_deals, args.lbr_boards, seed)
+        if lbr is not None:
+            (lbr, s0, s1), unit = lbr
             entry.update(lbr_mbb=round(lbr.mean, 2), lbr_hw=round(lbr.half_width, 2),
-                         lbr_seat0_mbb=round(s0.mean, 2), lbr_seat1_mbb=round(s1.mean, 2),
-                         lbr_deals=lbr.n)
+                         lbr_seat0_mbb=round(s0.mean, 2), lbr_seat1_mbb=round(s1.mean, 2))
+            entry[f"lbr_{unit}"] = lbr.n
         entry["eval_seconds"] = round(time.perf_counter() - te, 1)
         log.append(entry)
         return entry
@@ -202,6 +204,17 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
                   time.time() - wall0, args)
 
 
+def lbr_estimate(tree, pol, deals: int, boards: int, seed: int):
+    """The LBR bound over ``boards`` whole boards (exact over the hole cards of each) if
+    given, else over ``deals`` sampled deals; None if both are 0. Returns the three estimates
+    (mean, seat 0, seat 1) and the unit ("boards" or "deals")."""
+    if boards:
+        return board_lbr(tree, pol, boards, seed=seed), "boards"
+    if deals:
+        return local_best_response(tree, pol, deals, seed=seed), "deals"
+    return None
+
+
 def _line(e: dict) -> str:
     s = (f"  it={e['iterations']:,} solve={e['solve_seconds']:.0f}s "
          f"vs always-call {e['vs_always_call_mbb']:+.1f}+-{e['vs_always_call_hw']:.1f} "
@@ -217,7 +230,8 @@ def _store(ddir, name, out_dir, tree, buckets, solver, log, solve_seconds, wall,
             "n_buckets": list(buckets.n_buckets),
             "max_bets": tree.rules.max_bets, "iterations": solver.iteration_,
             "solve_seconds": round(solve_seconds, 1), "threads": args.threads, "seed": args.seed,
-            "lbr_deals": args.lbr_deals, "h2h_deals": args.h2h_deals, **solver.settings(),
+            "lbr_deals": args.lbr_deals, "lbr_boards": args.lbr_boards,
+            "h2h_deals": args.h2h_deals, **solver.settings(),
             "log": log}
     tmp = out_dir / ".run.json.tmp"
     tmp.write_text(json.dumps(meta, indent=1))
