@@ -228,16 +228,25 @@ def _node_value(mode, trav, n, ntype, nplayer, nboard, child_start, child_count,
                 for a in range(na):
                     v += value[children[cs + a], h]
                 value[n, h] = v
-    else:  # chance: average each child over its orbit's suit permutations
-        for h in range(H):
-            value[n, h] = 0.0
-        for j in range(child_count[n]):
-            e = child_start[n] + j
-            c = children[e]
-            sc = edge_scale[e]
-            for q in range(edge_perm_start[e], edge_perm_start[e] + edge_perm_count[e]):
-                for h in range(H):
-                    value[n, h] += sc * value[c, perm_inv[q, h]]
+    else:
+        _chance_average(n, value, child_start, child_count, children, edge_scale, edge_perm_start,
+                        edge_perm_count, perm_inv)
+
+
+@njit(cache=True, inline="always")
+def _chance_average(n, value, child_start, child_count, children, edge_scale, edge_perm_start,
+                    edge_perm_count, perm_inv):
+    """A chance node's values: each child averaged over its orbit's suit permutations."""
+    H = value.shape[1]
+    for h in range(H):
+        value[n, h] = 0.0
+    for j in range(child_count[n]):
+        e = child_start[n] + j
+        c = children[e]
+        sc = edge_scale[e]
+        for q in range(edge_perm_start[e], edge_perm_start[e] + edge_perm_count[e]):
+            for h in range(H):
+                value[n, h] += sc * value[c, perm_inv[q, h]]
 
 
 @njit(cache=True)
@@ -361,15 +370,8 @@ def best_response_levels(trav, level_nodes, level_start, ntype, nplayer, nboard,
                             v += value[children[cs + a], h]
                         value[n, h] = v
             else:
-                for h in range(H):
-                    value[n, h] = 0.0
-                for j in range(child_count[n]):
-                    e = child_start[n] + j
-                    c = children[e]
-                    sc = edge_scale[e]
-                    for p in range(edge_perm_start[e], edge_perm_start[e] + edge_perm_count[e]):
-                        for h in range(H):
-                            value[n, h] += sc * value[c, perm_inv[p, h]]
+                _chance_average(n, value, child_start, child_count, children, edge_scale,
+                                edge_perm_start, edge_perm_count, perm_inv)
         # choose per infoset, then give each member node the chosen action's value
         for i in range(level_start[L], level_start[L + 1]):
             n = level_nodes[i]

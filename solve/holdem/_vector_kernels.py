@@ -493,10 +493,10 @@ def runout_hands(rb, pa, pb, pidx, ha, hb, gend):
 
 
 @njit(cache=True)
-def _lbr_equity(H, ha, hb, gend, pidx, w, wc, mask, gw, card, s1, s2, win, tot, winc, totc):
-    """Add one runout's showdown against the range ``w`` (and the calling range ``wc``) of
-    every hand of the runout's list: ``win`` += reach beaten + half the ties, ``tot`` += the
-    compatible reach (per pair index). ``mask``: the pairs the range may hold."""
+def _lbr_equity(H, ha, hb, gend, pidx, w, mask, gw, card, s1, s2, win, tot):
+    """Add one runout's showdown against the range ``w`` for every hand of the runout's list:
+    ``win`` += reach beaten + half the ties, ``tot`` += the compatible reach (per pair index).
+    ``mask``: the pairs the range may hold."""
     for k in range(H):
         p = pidx[k]
         gw[k] = w[p] if mask[p] else 0.0
@@ -506,15 +506,6 @@ def _lbr_equity(H, ha, hb, gend, pidx, w, wc, mask, gw, card, s1, s2, win, tot, 
         p = pidx[k]
         win[p] += 0.5 * (s1[k] + s2[k])
         tot[p] += s1[k]
-    for k in range(H):
-        p = pidx[k]
-        gw[k] = wc[p] if mask[p] else 0.0
-    fold_sums(H, ha, hb, gw, card, s1)
-    showdown_sums(H, ha, hb, gend, gw, card, s2)
-    for k in range(H):
-        p = pidx[k]
-        winc[p] += 0.5 * (s1[k] + s2[k])
-        totc[p] += s1[k]
 
 
 @njit(cache=True)
@@ -693,8 +684,9 @@ def lbr_board(ntype, player, rnd, nact, child, code, size, spent, parent, pact, 
         winc[:] = 0.0
         totc[:] = 0.0
         for j in range(first[r], first[r + 1]):
-            _lbr_equity(rH[j], rha[j], rhb[j], rgend[j], ridx[j], ro, wc, mask[r], gw, card, s1,
-                        s2, win, tot, winc, totc)
+            for w, wn, wt in ((ro, win, tot), (wc, winc, totc)):  # the range, the callers
+                _lbr_equity(rH[j], rha[j], rhb[j], rgend[j], ridx[j], w, mask[r], gw, card, s1,
+                            s2, wn, wt)
         # fold probability of the range against each LBR hand (hands sharing its cards out)
         for p in range(1326):
             gw[p] = ro[p] if mask[r, p] else 0.0
