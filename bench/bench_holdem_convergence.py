@@ -53,12 +53,20 @@ def main() -> int:
     for r, log in logs.items():
         pol, tree_r = load_policy(r, args.data_dir, cache)
         ck = args.data_dir / "strategies" / r / "checkpoint"
+        final = json.loads((args.data_dir / "strategies" / r / "run.json").read_text())[
+            "iterations"] if (args.data_dir / "strategies" / r / "run.json").exists() else None
         for e in log:
             f = ck / f"average-{e['iterations']}.npy"
-            if f.exists() and r != ref_name:
+            if r == ref_name:
+                continue
+            if e["iterations"] == final:  # the stored strategy
+                p = pol
+            elif f.exists():
                 p = Policy.table(r, tree_r, pol.buckets, np.load(f, mmap_mode="r"))
-                h = duplicate_match(tree_r, p, ref, args.h2h_deals, seed=4242)
-                e["h2h_mbb"], e["h2h_hw"] = round(h.mean, 2), round(h.half_width, 2)
+            else:
+                continue
+            h = duplicate_match(tree_r, p, ref, args.h2h_deals, seed=4242)
+            e["h2h_mbb"], e["h2h_hw"] = round(h.mean, 2), round(h.half_width, 2)
         print(f"\n{r} (head-to-head against {ref_name}, {args.h2h_deals:,} duplicate deals)\n")
         print("| solve s | iterations | LBR | vs always-call | vs always-raise | h2h |")
         print("|---:|---:|---|---|---|---|")
@@ -72,19 +80,20 @@ def main() -> int:
         import matplotlib.pyplot as plt
         fig, axes = plt.subplots(2, 2, figsize=(11, 8), sharex=True)
         for ax, (k, title) in zip(axes.ravel(), MEASURES):
-            for r, log in logs.items():
+            for i, (r, log) in enumerate(logs.items()):
                 pts = [(e["solve_seconds"] / 60, e[k + "_mbb"], e[k + "_hw"]) for e in log
                        if k + "_mbb" in e]
                 if pts:
                     x, y, hw = map(np.array, zip(*pts))
-                    ax.errorbar(x, y, yerr=hw, marker="o", capsize=3, label=r)
+                    ax.errorbar(x, y, yerr=hw, marker="o", capsize=3, label=r, color=f"C{i}")
             ax.set_title(title + " (mbb/g, 95%)")
             ax.axhline(0, color="grey", lw=0.5)
             ax.grid(alpha=0.3)
         for ax in axes[1]:
             ax.set_xlabel("solve time (min)")
-        axes[0, 0].legend(fontsize=8)
-        fig.tight_layout()
+        fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="lower center", ncol=2,
+                   fontsize=8)
+        fig.tight_layout(rect=(0, 0.05, 1, 1))
         fig.savefig(args.out, dpi=110)
         print(f"\nsaved {args.out}")
     return 0

@@ -10,6 +10,7 @@ import pytest
 import cli
 from solve.holdem.buckets import HoldemBuckets, river_lut, synthetic_buckets
 from solve.holdem.cfr import HoldemCFR
+from solve.holdem.pcs import HoldemPCS
 from solve.holdem.evaluate import (Policy, best_response, duplicate_match, local_best_response,
                                    sample_deals, seat_value)
 from solve.holdem.game import DECISION, RIVER_KEYS, HoldemRules, build_tree
@@ -136,20 +137,22 @@ def test_lbr_exploits_always_call(tiny2):
     assert lbr.mean == pytest.approx(0.5 * (s0.mean + s1.mean))
 
 
-def test_resume_is_bit_identical(tiny2, tmp_path):
+@pytest.mark.parametrize("solver,first,then", [(HoldemCFR, 3000, 2000), (HoldemPCS, 6, 4)])
+def test_resume_is_bit_identical(tiny2, tmp_path, solver, first, then):
+    """Both samplers: a run resumed from a checkpoint equals the run that never stopped."""
     tree, b = tiny2
-    a = HoldemCFR(tree, b, seed=9)
-    a.iterate(3000)
-    a.iterate(2000)
-    c = HoldemCFR(tree, b, seed=9)
-    c.iterate(3000)
+    a = solver(tree, b, seed=9)
+    a.iterate(first)
+    a.iterate(then)
+    c = solver(tree, b, seed=9)
+    c.iterate(first)
     c.save(tmp_path / "ck")
-    d = HoldemCFR(tree, b, seed=0)
+    d = solver(tree, b, seed=0)
     d.load(tmp_path / "ck")
-    d.iterate(2000)
-    assert d.iteration_ == 5000
+    d.iterate(then)
+    assert d.iteration_ == first + then
     assert np.array_equal(a.regrets_, d.regrets_) and np.array_equal(a.average_, d.average_)
-    other = HoldemCFR(build_tree(HoldemRules(n_rounds=2, max_bets=3)), b)
+    other = solver(build_tree(HoldemRules(n_rounds=2, max_bets=3)), b)
     with pytest.raises(ValueError):
         other.load(tmp_path / "ck")
 

@@ -116,19 +116,13 @@ def test_exact_abstract_best_response_falls_as_pcs_iterates(tiny2, regret, avera
     assert seen[2] < 0.25 * seen[0], seen
 
 
-def test_resume_is_bit_identical_and_checks_the_sampler(tiny2, tmp_path):
+def test_a_checkpoint_resumes_only_with_its_sampler_and_settings(tiny2, tmp_path):
+    """(Bit-identical resume: ``test_solve_holdem.test_resume_is_bit_identical``.)"""
     tree, b = tiny2
-    a = HoldemPCS(tree, b, seed=9)
-    a.iterate(6)
-    a.iterate(4)
     c = HoldemPCS(tree, b, seed=9)
-    c.iterate(6)
+    c.iterate(3)
     c.save(tmp_path / "ck")
-    d = HoldemPCS(tree, b, seed=0)
-    d.load(tmp_path / "ck")
-    d.iterate(4)
-    assert d.iteration_ == 10
-    assert np.array_equal(a.regrets_, d.regrets_) and np.array_equal(a.average_, d.average_)
+    assert HoldemPCS(tree, b).load(tmp_path / "ck")["sampler"] == "public"
     with pytest.raises(ValueError, match="sampler"):
         HoldemCFR(tree, b).load(tmp_path / "ck")
     with pytest.raises(ValueError, match="averaging"):

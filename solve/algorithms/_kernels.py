@@ -167,22 +167,30 @@ def _showdown_values(out, opp, hands, order, s0, L, strength, scale, cardsum):
         j = e
 
 
+@njit(cache=True, inline="always")
+def _terminal_values(n, trav, ntype, nplayer, nboard, contrib, cw, reach, value, hands,
+                     board_valid, order, order_start, order_len, strength, cardsum):
+    """The traverser's values at a fold or showdown node, given the opponent's reach."""
+    opp = 1 - trav
+    if ntype[n] == FOLD:
+        u = -contrib[n, trav] if nplayer[n] == trav else contrib[n, opp]
+        _fold_values(value[n], reach[n, opp], hands, board_valid[nboard[n]], cw[n] * u, cardsum)
+    else:
+        b = nboard[n]
+        _showdown_values(value[n], reach[n, opp], hands, order, order_start[b], order_len[b],
+                         strength[b], cw[n] * contrib[n, opp], cardsum)
+
+
 @njit(cache=True)
 def _node_value(mode, trav, n, ntype, nplayer, nboard, child_start, child_count, children, edge_scale,
                 edge_perm_start, edge_perm_count, perm_inv, cw, contrib, dslot, board_valid, hands,
                 strength, order_start, order_len, order, info, strat_trav, reach, value, inst_r, inst_s,
                 cardsum):
     H = hands.shape[0]
-    opp = 1 - trav
     t = ntype[n]
-    if t == FOLD:
-        folder = nplayer[n]
-        u = -contrib[n, trav] if folder == trav else contrib[n, opp]
-        _fold_values(value[n], reach[n, opp], hands, board_valid[nboard[n]], cw[n] * u, cardsum)
-    elif t == SHOWDOWN:
-        b = nboard[n]
-        _showdown_values(value[n], reach[n, opp], hands, order, order_start[b], order_len[b],
-                         strength[b], cw[n] * contrib[n, opp], cardsum)
+    if t == FOLD or t == SHOWDOWN:
+        _terminal_values(n, trav, ntype, nplayer, nboard, contrib, cw, reach, value, hands,
+                         board_valid, order, order_start, order_len, strength, cardsum)
     elif t == DECISION:
         d = dslot[n]
         cs = child_start[n]
@@ -338,7 +346,6 @@ def best_response_levels(trav, level_nodes, level_start, ntype, nplayer, nboard,
     an abstracted game (buckets spanning hands and boards). ``reach`` must hold the
     opponent's reach under its fixed strategy. Returns the best-response value."""
     H = hands.shape[0]
-    opp = 1 - trav
     cardsum = np.zeros(n_cards)
     q = np.zeros((n_info, 3))
     best = np.zeros(n_info, dtype=np.int8)
@@ -346,13 +353,9 @@ def best_response_levels(trav, level_nodes, level_start, ntype, nplayer, nboard,
         for i in range(level_start[L], level_start[L + 1]):
             n = level_nodes[i]
             t = ntype[n]
-            if t == FOLD:
-                u = -contrib[n, trav] if nplayer[n] == trav else contrib[n, opp]
-                _fold_values(value[n], reach[n, opp], hands, board_valid[nboard[n]], cw[n] * u, cardsum)
-            elif t == SHOWDOWN:
-                b = nboard[n]
-                _showdown_values(value[n], reach[n, opp], hands, order, order_start[b], order_len[b],
-                                 strength[b], cw[n] * contrib[n, opp], cardsum)
+            if t == FOLD or t == SHOWDOWN:
+                _terminal_values(n, trav, ntype, nplayer, nboard, contrib, cw, reach, value, hands,
+                                 board_valid, order, order_start, order_len, strength, cardsum)
             elif t == DECISION:
                 cs = child_start[n]
                 na = child_count[n]

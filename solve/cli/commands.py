@@ -36,6 +36,12 @@ from solve.table import read_strategy, strategy_path, table_format
 _NAME = NAME_PATTERN
 
 
+def _documented(subparsers, name: str, help: str, doc: str):
+    """A sub-command whose ``--help`` shows a module docstring as written."""
+    return subparsers.add_parser(name, help=help, description=doc,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser("solve", help="solve a poker game; store the strategy table",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -73,9 +79,8 @@ def register(subparsers) -> None:
                               "game (holdem: LBR bound and baselines, in mbb/g).")
     e.add_argument("strategy", help="strategy name (as given to solve) or path to strategy.parquet")
     e.set_defaults(func=run_evaluate)
-    q = subparsers.add_parser("strategy", help="what a stored strategy plays at real cards and "
-                              "a betting history", description=lookup.__doc__,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    q = _documented(subparsers, "strategy", "what a stored strategy plays at real cards and a "
+                    "betting history", lookup.__doc__)
     q.add_argument("strategy", help="strategy name")
     q.add_argument("--hole", required=True, help="the acting player's private cards, e.g. As")
     q.add_argument("--board", default="", help="public cards dealt so far, e.g. Kd7c")
@@ -84,15 +89,13 @@ def register(subparsers) -> None:
     q.add_argument("--format", choices=("table", "json"), default="table",
                    help="table (default) or json")
     q.set_defaults(func=run_strategy)
-    x = subparsers.add_parser("export", help="write one archive of an abstraction or strategy",
-                              description=share.__doc__,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    x = _documented(subparsers, "export", "write one archive of an abstraction or strategy",
+                    share.__doc__)
     x.add_argument("name", help="abstraction or strategy name")
     x.add_argument("file", help="archive to write (e.g. NAME.tar)")
     x.set_defaults(func=run_export)
-    i = subparsers.add_parser("import", help="add an exported abstraction or strategy to this "
-                              "data directory", description=share.__doc__,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    i = _documented(subparsers, "import", "add an exported abstraction or strategy to this "
+                    "data directory", share.__doc__)
     i.add_argument("file", help="archive written by export")
     i.add_argument("--replace", action="store_true", help="replace a build of the same name")
     i.set_defaults(func=run_import)

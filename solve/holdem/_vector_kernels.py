@@ -61,6 +61,13 @@ def board_hands(board, n_rounds, bk, tabs, rkey, ha, hb, bkt, val, gend, cards, 
                      out)
         for r in range(n_rounds):
             bkt[i, r] = out[r]
+    tie_ends(val, H, gend)
+    return H
+
+
+@njit(cache=True)
+def tie_ends(val, H, gend):
+    """``gend[i]``: one past the last of the hands tied with hand i (``val`` ascending)."""
     i = 0
     while i < H:
         j = i
@@ -69,7 +76,6 @@ def board_hands(board, n_rounds, bk, tabs, rkey, ha, hb, bkt, val, gend, cards, 
         for k in range(i, j):
             gend[k] = j
         i = j
-    return H
 
 
 @njit(cache=True)
@@ -97,29 +103,31 @@ def showdown_sums(H, ha, hb, gend, reach, card, out):
         j = gend[i]
         for k in range(i, j):
             out[k] = cum - card[ha[k]] - card[hb[k]]
-        for k in range(i, j):
-            x = reach[k]
-            cum += x
-            card[ha[k]] += x
-            card[hb[k]] += x
+        cum += _add_group(i, j, ha, hb, reach, card)
         i = j
     card[:] = 0.0
     cum = 0.0
     j = H
     while j > 0:  # stronger hands: groups from the top
-
         i = j - 1
-        g = gend[i]
-        while i > 0 and gend[i - 1] == g:
+        while i > 0 and gend[i - 1] == gend[j - 1]:
             i -= 1
         for k in range(i, j):
             out[k] -= cum - card[ha[k]] - card[hb[k]]
-        for k in range(i, j):
-            x = reach[k]
-            cum += x
-            card[ha[k]] += x
-            card[hb[k]] += x
+        cum += _add_group(i, j, ha, hb, reach, card)
         j = i
+
+
+@njit(cache=True, inline="always")
+def _add_group(i, j, ha, hb, reach, card):
+    """Add hands i..j-1's reach to their cards' sums; returns the group's total."""
+    s = 0.0
+    for k in range(i, j):
+        x = reach[k]
+        s += x
+        card[ha[k]] += x
+        card[hb[k]] += x
+    return s
 
 
 @njit(cache=True)
@@ -354,6 +362,25 @@ def fill_buckets(board, n_rounds, bk, tabs, rkey, H, ha, hb, bkt, cards, out):
             bkt[h, r] = out[r]
 
 
+@njit(cache=True, inline="always")
+def _child_reach(n, parent, player, pact, lev, x, X, Y, SG, W):
+    """Node n's reach for whoever acted at its parent (``X`` holds player x's reach levels,
+    ``Y`` the other's): the parent's reach times the action's probability ``SG``, written one
+    level up. Returns its sum (0: nobody gets here, the subtree can be skipped)."""
+    par = parent[n]
+    q = player[par]
+    src = X[lev[par, x]] if q == x else Y[lev[par, 1 - x]]
+    dst = X[lev[n, x]] if q == x else Y[lev[n, 1 - x]]
+    a = pact[n]
+    d = lev[par, 0] + lev[par, 1]
+    s = 0.0
+    for h in range(W):
+        v = src[h] * SG[d, a, h]
+        dst[h] = v
+        s += v
+    return s
+
+
 @njit(cache=True)
 def _play_board(ntype, player, rnd, nact, child, code, size, spent, parent, pact, lev, H, ha,
                 hb, gend, kind0, S0, off0, bkt0, kind1, S1, off1, bkt1, R0, R1, SG, card, probs,
@@ -372,21 +399,9 @@ def _play_board(ntype, player, rnd, nact, child, code, size, spent, parent, pact
     total = 0.0
     n = 0
     while n < N:
-        if n > 0:
-            par = parent[n]
-            q = player[par]
-            src = R0[lev[par, 0]] if q == 0 else R1[lev[par, 1]]
-            dst = R0[lev[n, 0]] if q == 0 else R1[lev[n, 1]]
-            a = pact[n]
-            d = lev[par, 0] + lev[par, 1]
-            tot = 0.0
-            for h in range(H):
-                x = src[h] * SG[d, a, h]
-                dst[h] = x
-                tot += x
-            if tot == 0.0:
-                n += size[n]
-                continue
+        if n > 0 and _child_reach(n, parent, player, pact, lev, 0, R0, R1, SG, H) == 0.0:
+            n += size[n]
+            continue
         r0 = R0[lev[n, 0]]
         r1 = R1[lev[n, 1]]
         if ntype[n] != DECISION:
@@ -477,18 +492,13 @@ def runout_hands(rb, pa, pb, pidx, ha, hb, gend):
         v[H] = eval7(pa[i], pb[i], rb[0], rb[1], rb[2], rb[3], rb[4])
         H += 1
     o = np.argsort(v[:H], kind="mergesort")
+    vs = np.empty(H, np.int64)
     for k in range(H):
         pidx[k] = idx[o[k]]
         ha[k] = pa[pidx[k]]
         hb[k] = pb[pidx[k]]
-    i = 0
-    while i < H:
-        j = i
-        while j < H and v[o[j]] == v[o[i]]:
-            j += 1
-        for k in range(i, j):
-            gend[k] = j
-        i = j
+        vs[k] = v[o[k]]
+    tie_ends(vs, H, gend)
     return H
 
 
@@ -623,21 +633,9 @@ def lbr_board(ntype, player, rnd, nact, child, code, size, spent, parent, pact, 
     total = 0.0
     n = 0
     while n < N:
-        if n > 0:
-            par = parent[n]
-            q = player[par]
-            a = pact[n]
-            d = lev[par, 0] + lev[par, 1]
-            src = RL[lev[par, seat]] if q == seat else RO[lev[par, o]]
-            dst = RL[lev[n, seat]] if q == seat else RO[lev[n, o]]
-            s = 0.0
-            for p in range(1326):
-                x = src[p] * SG[d, a, p]
-                dst[p] = x
-                s += x
-            if s == 0.0:
-                n += size[n]
-                continue
+        if n > 0 and _child_reach(n, parent, player, pact, lev, seat, RL, RO, SG, 1326) == 0.0:
+            n += size[n]
+            continue
         rl = RL[lev[n, seat]]
         ro = RO[lev[n, o]]
         if ntype[n] != DECISION:

@@ -1,0 +1,90 @@
+"""Public chance sampling and whole-board evaluation for limit Hold'em (issue 17), side by side
+with the per-deal versions they replace, at full size (20/800/4800/28800 synthetic buckets by
+default, or a built abstraction):
+
+- solver speed: chance-sampled CFR+ iterations/s vs public-chance-sampling seconds/iteration;
+- evaluator efficiency: the 95% half-width x sqrt(CPU seconds) of the LBR bound per deal vs per
+  board, and of the duplicate head-to-head per deal vs per board (smaller = more precision per
+  second), on the same strategy.
+
+    NUMBA_NUM_THREADS=2 python bench/bench_holdem_pcs.py [--abstraction holdem-pa --data-dir D]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from solve.holdem.buckets import load_buckets, synthetic_buckets  # noqa: E402
+from solve.holdem.cfr import HoldemCFR  # noqa: E402
+from solve.holdem.evaluate import (Policy, board_lbr, board_match, duplicate_match,  # noqa: E402
+                                   local_best_response)
+from solve.holdem.game import HoldemRules, build_tree  # noqa: E402
+from solve.holdem.pcs import HoldemPCS  # noqa: E402
+
+
+def timed(f, *a, **k):
+    c0, t0 = time.process_time(), time.perf_counter()
+    out = f(*a, **k)
+    return out, time.perf_counter() - t0, time.process_time() - c0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--abstraction", default=None, help="built abstraction (default synthetic)")
+    ap.add_argument("--data-dir", default="data")
+    ap.add_argument("--cs-iterations", type=int, default=300_000,
+                    help="chance-sampled iterations making the strategy evaluated")
+    ap.add_argument("--pcs-iterations", type=int, default=10)
+    ap.add_argument("--lbr-deals", type=int, default=1000)
+    ap.add_argument("--lbr-boards", type=int, default=30)
+    ap.add_argument("--h2h-deals", type=int, default=20_000)
+    ap.add_argument("--h2h-boards", type=int, default=40)
+    args = ap.parse_args()
+    b = (load_buckets(args.abstraction, args.data_dir) if args.abstraction
+         else synthetic_buckets((20, 800, 4800, 28800), name="synthetic"))
+    tree = build_tree(HoldemRules())
+    print(f"abstraction {b.name} {'/'.join(map(str, b.n_buckets))}, "
+          f"NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS', 'all')}")
+    cs, pcs = HoldemCFR(tree, b, seed=1), HoldemPCS(tree, b, seed=1)
+    cs.iterate(1000)
+    pcs.iterate(1)  # compile
+    _, w_cs, _ = timed(cs.iterate, args.cs_iterations)
+    _, w_pcs, _ = timed(pcs.iterate, args.pcs_iterations)
+    print("\n| solver (1 thread) | rate | deals per iteration |\n|---|---|---|")
+    print(f"| chance-sampled CFR+ | {args.cs_iterations / w_cs:,.0f} it/s | 1 |")
+    print(f"| public chance sampling | {w_pcs / args.pcs_iterations:.3f} s/it | 1,081 x 990 |")
+    a = Policy.table("cs", tree, b, cs.average_)
+    z = Policy.table("pcs", tree, b, pcs.average_)
+    board_lbr(tree, a, 2, seed=9)
+    board_match(tree, a, z, 2, seed=9)
+    rows = []
+    for label, f, kw in (
+            (f"LBR, {args.lbr_deals} deals x 2 seats", local_best_response,
+             dict(policy=a, n_deals=args.lbr_deals)),
+            (f"LBR, {args.lbr_boards} whole boards x 2 seats", board_lbr,
+             dict(policy=a, n_boards=args.lbr_boards)),
+            (f"head-to-head, {args.h2h_deals} duplicate deals", duplicate_match,
+             dict(a=a, b=z, n_deals=args.h2h_deals)),
+            (f"head-to-head, {args.h2h_boards} whole boards", board_match,
+             dict(a=a, b=z, n_boards=args.h2h_boards))):
+        out, wall, cpu = timed(f, tree, seed=1, **kw)
+        e = out[0] if isinstance(out, tuple) else out
+        rows.append((label, e, wall, cpu))
+    print("\n| evaluation | estimate (mbb/g) | wall s | CPU s | half-width x sqrt(CPU s) |")
+    print("|---|---|---|---|---|")
+    for label, e, wall, cpu in rows:
+        print(f"| {label} | {e.mean:+.1f} +- {e.half_width:.1f} | {wall:.1f} | {cpu:.1f} | "
+              f"{e.half_width * np.sqrt(cpu):.0f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
