@@ -1,7 +1,7 @@
 """Texas Hold'em in ``cli.py compare`` (``queries/compare.py`` loads this module's
 ``compare_support``).
 
-    python cli.py compare --game holdem holdem-holdem-pa-cfr+ holdem-holdem-eb-cfr+
+    python cli.py compare --game holdem holdem-holdem-pa-pcs holdem-holdem-eb-pcs
 
 The real game is too large for an exact best response or equilibrium, so the measures are
 sampled (``solve.holdem.evaluate``) and never marked exact:
@@ -17,6 +17,7 @@ sampled (``solve.holdem.evaluate``) and never marked exact:
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from queries.support import Entry, check_current_build, of_current_build
@@ -88,12 +89,11 @@ class HoldemSupport:
             entry.strategy = max(mine, key=lambda r: r["created"])["name"]
             return entry.strategy
 
-        name = f"holdem-{entry.abstraction}-cfr+"
         args = HoldemSolveOptions(
-            abstraction=entry.abstraction, algorithm="cfr+",
-            iterations=getattr(options, "iterations", None), time_limit=options.time_limit, checkpoint_minutes=10.0, threads=1, lbr_deals=2000,
-            h2h_deals=20000, max_bets=4, name=name, resume=False, seed=0,
-            keep_averages=False)
+            abstraction=entry.abstraction, iterations=getattr(options, "iterations", None),
+            time_limit=options.time_limit, checkpoint_minutes=10.0)
+        name = f"holdem-{entry.abstraction}-{holdem_run.algorithm_label(args)}"
+        args = replace(args, name=name)
         holdem_run.solve_holdem(args)  # looked up at call time: tests replace it
         entry.strategy = name
         return name

@@ -135,12 +135,23 @@ def test_cli_public_sampler(tmp_path, capsys):
     d = str(tmp_path)
     args = ["--data-dir", d, "solve", "--game", "holdem", "--abstraction", "synthetic:3,6",
             "--max-bets", "2", "--lbr-deals", "50", "--h2h-deals", "200"]
-    assert cli.main(args + ["--sampler", "public", "--iterations", "20"]) == 0
+    assert cli.main(args + ["--iterations", "20"]) == 0  # the default sampler
     out = capsys.readouterr().out
     assert "algorithm=pcs " in out and "holdem-synthetic-3-6-pcs" in out
-    assert cli.main(args + ["--sampler", "public", "--iterations", "30", "--resume"]) == 0
+    assert cli.main(args + ["--iterations", "30", "--resume"]) == 0
     assert "iterations=30 " in capsys.readouterr().out
-    assert cli.main(args + ["--regret", "vanilla", "--iterations", "10"]) == 2
+    assert cli.main(args + ["--regret", "plus", "--averaging", "quadratic", "--iterations",
+                            "5"]) == 0
+    assert "algorithm=pcs-plus-quadratic " in capsys.readouterr().out
+    # resuming keeps the checkpoint's settings; asking for others is refused in one line
+    assert cli.main(args + ["--name", "holdem-synthetic-3-6-pcs-plus-quadratic", "--resume",
+                            "--iterations", "8"]) == 0
+    assert "algorithm=pcs-plus-quadratic iterations=8 " in capsys.readouterr().out
+    assert cli.main(args + ["--name", "holdem-synthetic-3-6-pcs-plus-quadratic", "--resume",
+                            "--iterations", "9", "--regret", "vanilla"]) == 2
+    assert "was solved with regret 'plus'" in capsys.readouterr().err
+    assert cli.main(args + ["--sampler", "chance", "--regret", "vanilla", "--iterations",
+                            "10"]) == 2
     assert "--sampler public" in capsys.readouterr().err
 
 

@@ -4,8 +4,8 @@ holdem`` goes through ``queries/holdem_compare.py``.
     python cli.py solve --game holdem --abstraction holdem-pa --time-limit 3600
     python cli.py solve --game holdem --abstraction holdem-pa --time-limit 7200 --resume
     python cli.py solve --game holdem --abstraction synthetic:20,800,4800,28800 --iterations 100000
-    python cli.py compare --game holdem holdem-holdem-pa-cfr+ holdem-holdem-eb-cfr+
-    python cli.py evaluate holdem-holdem-pa-cfr+
+    python cli.py compare --game holdem holdem-holdem-pa-pcs holdem-holdem-eb-pcs
+    python cli.py evaluate holdem-holdem-pa-pcs
 
 A run writes ``<data_dir>/strategies/<name>/``: ``strategy.parquet`` (one row per information
 set and action, ``cards`` = bucket sequence; query it with ``cli.py sql``), ``average.npy``
@@ -47,13 +47,14 @@ def add_arguments(p) -> None:
     g.add_argument("--keep-averages", action="store_true",
                    help="holdem: also keep each checkpoint's average weights as "
                         "checkpoint/average-<iterations>.npy (strategies at equal solve times)")
-    g.add_argument("--sampler", choices=list(SAMPLERS), default=DEFAULT_SAMPLER,
+    g.add_argument("--sampler", choices=list(SAMPLERS), default=None,
                    help="holdem: what an iteration samples: 'chance' one deal (chance-sampled "
                         "CFR+), 'public' one board, all private hands as vectors (public chance "
-                        f"sampling, Johanson et al. 2012); default {DEFAULT_SAMPLER}")
+                        f"sampling, Johanson et al. 2012); default {DEFAULT_SAMPLER}, or the "
+                        "checkpoint's with --resume")
     g.add_argument("--regret", choices=list(REGRETS), default=None,
-                   help="holdem, --sampler public: regret-matching+ ('plus', default) or plain "
-                        "regret matching ('vanilla')")
+                   help="holdem, --sampler public: plain regret matching ('vanilla', default) "
+                        "or regret-matching+ ('plus')")
     g.add_argument("--averaging", choices=list(AVERAGING), default=None,
                    help="holdem, --sampler public: average-strategy weight per iteration t: "
                         "1, t (linear, default) or t^2 (quadratic)")

@@ -8,8 +8,8 @@ its bucket per round. Showdowns cost O(hands) per terminal (hands sorted by stre
 removal by per-card sums), folds likewise by inclusion-exclusion over the two blocked cards;
 the regret and average updates of a bucket sum over its hands.
 
-Regret updates: regret-matching+ (``regret="plus"``, Tammelin et al. 2015) or plain regret
-matching (``"vanilla"``); average-strategy weights ``t ** p`` for ``averaging`` uniform (p=0),
+Regret updates: plain regret matching (``regret="vanilla"``, the default) or regret-matching+
+(``"plus"``, Tammelin et al. 2015); average-strategy weights ``t ** p`` for ``averaging`` uniform (p=0),
 linear (1) or quadratic (2). Same arrays, layout and checkpoints as :class:`HoldemCFR`, so
 the tables, evaluators and ``--resume`` are shared.
 """
@@ -25,6 +25,10 @@ from solve.holdem.game import BettingTree
 
 REGRETS = {"plus": P.CS_PLUS, "vanilla": P.CS_VANILLA}
 AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
+#: the defaults, by measurement (BENCHMARKS.md, issue 17): plain regret matching reached a
+#: lower exact exploitability than regret-matching+ under public sampling in a small game, and
+#: a lower LBR bound at full size
+PCS_REGRET, PCS_AVERAGING = "vanilla", "linear"
 
 
 class HoldemPCS(HoldemCFR):
@@ -33,7 +37,7 @@ class HoldemPCS(HoldemCFR):
     Args:
         tree, buckets, seed, threads: as :class:`HoldemCFR` (threads take different boards
             and share the arrays lock-free; reproducible only with one).
-        regret: ``plus`` (default) or ``vanilla``.
+        regret: ``vanilla`` (default) or ``plus``.
         averaging: ``linear`` (default), ``quadratic`` or ``uniform``.
     """
 
@@ -42,7 +46,7 @@ class HoldemPCS(HoldemCFR):
     first_chunk = 1
 
     def __init__(self, tree: BettingTree, buckets: HoldemBuckets, seed: int = 0,
-                 threads: int = 1, regret: str = "plus", averaging: str = "linear"):
+                 threads: int = 1, regret: str = PCS_REGRET, averaging: str = PCS_AVERAGING):
         if regret not in REGRETS:
             raise ValueError(f"regret must be one of {sorted(REGRETS)}, got {regret!r}")
         if averaging not in AVERAGING:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +19,7 @@ from schema.progress import progress_bar
 from solve.abstractions import built_at, refuse_stale_checkpoint
 from solve.holdem.buckets import load_buckets, synthetic_buckets
 from solve.holdem.cfr import HoldemCFR, _atomic_npy
-from solve.holdem.pcs import AVERAGING, REGRETS, HoldemPCS
+from solve.holdem.pcs import AVERAGING, PCS_AVERAGING, PCS_REGRET, REGRETS, HoldemPCS
 from solve.holdem.evaluate import (Policy, board_lbr, duplicate_match, local_best_response,
                                    sample_deals, seat_value)
 from solve.holdem.game import HoldemRules, build_tree
@@ -31,7 +31,10 @@ from solve.runs import check_catalog, record_run
 BASELINES = ("always-call", "always-raise")
 #: ``--sampler``: the solver class of each (one place to add one)
 SAMPLERS = {"chance": HoldemCFR, "public": HoldemPCS}
-DEFAULT_SAMPLER = "chance"
+#: measured in BENCHMARKS.md (issue 17): at equal solve time public chance sampling beats
+#: chance sampling head-to-head and on the LBR bound, and plain regret matching beats
+#: regret-matching+ under it
+DEFAULT_SAMPLER = "public"
 
 
 def _buckets(spec: str, ddir: Path):
@@ -65,13 +68,14 @@ class HoldemSolveOptions:
     resume: bool = False
     seed: int = 0
     keep_averages: bool = False
-    sampler: str = DEFAULT_SAMPLER
-    regret: str | None = None
+    sampler: str | None = None  # None: the checkpoint's when resuming, else DEFAULT_SAMPLER
+    regret: str | None = None  # None: the checkpoint's, else the sampler's default
     averaging: str | None = None
 
 
 def make_solver(args: HoldemSolveOptions, tree, buckets):
     """The solver ``args`` ask for (sampler and its options checked up front)."""
+    args = replace(args, sampler=args.sampler or DEFAULT_SAMPLER)
     if args.sampler not in SAMPLERS:
         raise UserError(f"--sampler must be one of {', '.join(SAMPLERS)}, got {args.sampler!r}")
     opts = {k: v for k, v in (("regret", args.regret), ("averaging", args.averaging))
@@ -86,11 +90,24 @@ def make_solver(args: HoldemSolveOptions, tree, buckets):
 
 
 def algorithm_label(args: HoldemSolveOptions) -> str:
-    """``cfr+`` (chance sampling) or ``pcs-<regret>-<averaging>``: names and catalog rows."""
-    if args.sampler == "chance":
+    """``cfr+`` (chance sampling), ``pcs`` (public chance sampling with its defaults) or
+    ``pcs-<regret>-<averaging>``: names and catalog rows."""
+    if (args.sampler or DEFAULT_SAMPLER) == "chance":
         return "cfr+"
-    regret, averaging = args.regret or "plus", args.averaging or "linear"
-    return "pcs" + ("" if (regret, averaging) == ("plus", "linear") else f"-{regret}-{averaging}")
+    regret, averaging = args.regret or PCS_REGRET, args.averaging or PCS_AVERAGING
+    return "pcs" + ("" if (regret, averaging) == (PCS_REGRET, PCS_AVERAGING)
+                    else f"-{regret}-{averaging}")
+
+
+def _settings_of_checkpoint(args: HoldemSolveOptions, ckpt: Path) -> HoldemSolveOptions:
+    """A resumed run keeps its sampler and settings unless they are given again."""
+    try:
+        state = json.loads((ckpt / "state.json").read_text())
+    except (OSError, ValueError) as exc:
+        raise UserError(f"cannot read checkpoint {ckpt}: {exc}") from None
+    return replace(args, sampler=args.sampler or state.get("sampler", "chance"),
+                   regret=args.regret or state.get("regret"),
+                   averaging=args.averaging or state.get("averaging"))
 
 
 def solve_holdem(args: HoldemSolveOptions) -> int:
@@ -122,6 +139,8 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
     ckpt = out_dir / "checkpoint"
     if args.resume and not (ckpt / "state.json").exists():
         raise UserError(f"no checkpoint to resume for {name!r} ({ckpt})")
+    if args.resume:
+        args = _settings_of_checkpoint(args, ckpt)
 
     wall0 = time.time()
     t0 = time.perf_counter()
