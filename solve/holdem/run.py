@@ -73,20 +73,26 @@ class HoldemSolveOptions:
     averaging: str | None = None
 
 
-def make_solver(args: HoldemSolveOptions, tree, buckets):
-    """The solver ``args`` ask for (sampler and its options checked up front)."""
-    args = replace(args, sampler=args.sampler or DEFAULT_SAMPLER)
-    if args.sampler not in SAMPLERS:
-        raise UserError(f"--sampler must be one of {', '.join(SAMPLERS)}, got {args.sampler!r}")
+def _sampler_options(args: HoldemSolveOptions) -> tuple[str, dict]:
+    """The sampler and its keyword options, checked (one-line errors)."""
+    sampler = args.sampler or DEFAULT_SAMPLER
+    if sampler not in SAMPLERS:
+        raise UserError(f"--sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
     opts = {k: v for k, v in (("regret", args.regret), ("averaging", args.averaging))
             if v is not None}
-    if args.sampler == "chance" and opts:
+    if sampler == "chance" and opts:
         raise UserError("--regret and --averaging apply to --sampler public (chance sampling "
                         "is CFR+ with linear averaging)")
     for key, allowed in (("regret", REGRETS), ("averaging", AVERAGING)):
         if key in opts and opts[key] not in allowed:
             raise UserError(f"--{key} must be one of {', '.join(allowed)}, got {opts[key]!r}")
-    return SAMPLERS[args.sampler](tree, buckets, seed=args.seed, threads=args.threads, **opts)
+    return sampler, opts
+
+
+def make_solver(args: HoldemSolveOptions, tree, buckets):
+    """The solver ``args`` ask for."""
+    sampler, opts = _sampler_options(args)
+    return SAMPLERS[sampler](tree, buckets, seed=args.seed, threads=args.threads, **opts)
 
 
 def algorithm_label(args: HoldemSolveOptions) -> str:
@@ -141,6 +147,8 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
         raise UserError(f"no checkpoint to resume for {name!r} ({ckpt})")
     if args.resume:
         args = _settings_of_checkpoint(args, ckpt)
+        label = algorithm_label(args)
+    _sampler_options(args)  # before the lookups load (minutes at full size)
 
     wall0 = time.time()
     t0 = time.perf_counter()
