@@ -101,12 +101,10 @@ def _granularity(args, data_dir: Path, public_board: bool, title: str) -> int:
     print_tables(result["tables"])
     if not options.report_only:
         result["wall_seconds"] = time.time() - t0
-    result["command"] = "python " + " ".join(sys.argv)
-    path = write_report(report, data_dir, support.game, result, title=title)
+    # the command that reproduces the results (a --report-only re-render only re-reads them)
+    result["command"] = "python " + " ".join(a for a in sys.argv if a != "--report-only")
     side = side_by_side(data_dir, support.game) if public_board else []
-    if side:
-        with open(path, "a") as fh:
-            fh.write("\n".join(side) + "\n")
+    path = write_report(report, data_dir, support.game, result, title=title, sections=side)
     print(f"report: {path}")
     if "wall_seconds" in result:
         print(f"wall: {result['wall_seconds']:.0f}s")

@@ -113,8 +113,10 @@ def _md_table(cols, rows, game: str = "") -> str:
     return "\n".join(lines)
 
 
-def write_report(folder: Path, data_dir: Path, game: str, result: dict, title: str | None = None) -> Path:
-    """Write ``folder/README.md`` and the PNG plots; returns the Markdown path."""
+def write_report(folder: Path, data_dir: Path, game: str, result: dict, title: str | None = None,
+                 sections: list[str] = ()) -> Path:
+    """Write ``folder/README.md`` and the PNG plots; returns the Markdown path. ``sections``:
+    extra Markdown lines placed after the per-strategy table."""
     folder.mkdir(parents=True, exist_ok=True)
     options = result["options"]
     rows = summary_rows(data_dir, game, result["strategies"])
@@ -159,6 +161,7 @@ def write_report(folder: Path, data_dir: Path, game: str, result: dict, title: s
                 "iterations", "solve_seconds", "abstract_exploitability", "exploitability", "vs_equilibrium",
                 "value_error", "h2h_same_granularity"]
         md += [_md_table(cols, [[r[c] for c in cols] for r in rows], game), ""]
+    md += list(sections)
     md += [f"Below, strategy and abstraction names are shown without their `{game}-` prefixes "
            f"(strategy `{game}-{game}-eb-13-25-125-dcfr` is abstraction `{game}-eb-13-25-125` "
            f"solved by dcfr).", ""]

@@ -1,9 +1,12 @@
 """compare (issue 5): the four measures on Kuhn and Leduc, their storage and SQL views."""
 
+import contextlib
+
 import pytest
 from leduc_buckets import LEDUC_VALUE, leduc_coarse, leduc_lossless
 
 import cli
+from queries import experiment
 from queries.compare import compare, evaluate
 from queries.limit_support import LimitPokerSupport
 from queries.support import Options
@@ -258,3 +261,32 @@ def test_parallel_solves_store_what_sequential_solves_store(tmp_path):
         assert done[n] == f"rhode-island-{n}-dcfr"
         assert par.sha(done[n]) == seq.sha(done[n])
         assert par._runs()[done[n]]["iterations"] == 20
+
+
+def test_side_by_side_pairs_the_hidden_and_public_runs_of_each_build(monkeypatch):
+    """The published-setting report's table of both settings: one row per (granularity,
+    method) with the hidden-board and the public-board strategy's measures, nothing when only
+    one setting has been run."""
+    rows = [("eb", "13,25,125", "hidden", 228.8, -26.23), ("eb", "13,25,125", "public", 55.2, -15.8),
+            ("pa", "13,25,125", "public", 67.77, -18.2)]
+
+    class Con:
+        def __init__(self, rows):
+            self.rows = rows
+
+        def execute(self, sql, params):
+            assert params == ["rhode-island"] and "abstraction_summary" in sql
+            return self
+
+        def fetchall(self):
+            return self.rows
+
+    monkeypatch.setattr(experiment, "connect",
+                        lambda *a, **k: contextlib.nullcontext(Con(rows)))
+    md = experiment.side_by_side("unused", "rhode-island")
+    assert md[0] == "## The two settings side by side"
+    assert "| 13,25,125 | eb | 228.8 | 55.2 | -26.23 | -15.8 |" in md
+    assert "| 13,25,125 | pa | - | 67.77 | - | -18.2 |" in md
+    monkeypatch.setattr(experiment, "connect",
+                        lambda *a, **k: contextlib.nullcontext(Con(rows[1:])))
+    assert experiment.side_by_side("unused", "rhode-island") == []

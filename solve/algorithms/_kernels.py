@@ -116,55 +116,44 @@ def _fold_values(out, opp, hands, valid, scale, cardsum):
         out[h] = scale * w
 
 
-@njit(cache=True)
-def _showdown_values(out, opp, hands, order, s0, L, strength, scale, cardsum):
-    H, k = hands.shape
-    for h in range(H):
-        out[h] = 0.0
-    # hands strictly weaker than h and sharing no card with it: wins
+@njit(cache=True, inline="always")
+def _showdown_pass(out, opp, hands, order, s0, L, strength, scale, cardsum, sign):
+    """Adds ``sign * scale *`` the opponent's reach of the hands that share no card with h and
+    are strictly weaker (sign +1: walking up the strength order) or strictly stronger (sign -1:
+    walking down) to ``out[h]``, one tie group at a time; the card sums of the hands passed
+    remove the blocked ones."""
+    k = hands.shape[1]
     cardsum[:] = 0.0
     total = 0.0
     j = 0
     while j < L:
-        sj = strength[order[s0 + j]]
+        sj = strength[order[s0 + j if sign > 0 else s0 + L - 1 - j]]
         e = j
-        while e < L and strength[order[s0 + e]] == sj:
+        while e < L and strength[order[s0 + e if sign > 0 else s0 + L - 1 - e]] == sj:
             e += 1
         for q in range(j, e):
-            h = order[s0 + q]
+            h = order[s0 + q if sign > 0 else s0 + L - 1 - q]
             w = total
             for i in range(k):
                 w -= cardsum[hands[h, i]]
-            out[h] += scale * w
+            out[h] += sign * scale * w
         for q in range(j, e):
-            h = order[s0 + q]
+            h = order[s0 + q if sign > 0 else s0 + L - 1 - q]
             p = opp[h]
             total += p
             for i in range(k):
                 cardsum[hands[h, i]] += p
         j = e
-    # strictly stronger: losses
-    cardsum[:] = 0.0
-    total = 0.0
-    j = L - 1
-    while j >= 0:
-        sj = strength[order[s0 + j]]
-        e = j
-        while e >= 0 and strength[order[s0 + e]] == sj:
-            e -= 1
-        for q in range(e + 1, j + 1):
-            h = order[s0 + q]
-            w = total
-            for i in range(k):
-                w -= cardsum[hands[h, i]]
-            out[h] -= scale * w
-        for q in range(e + 1, j + 1):
-            h = order[s0 + q]
-            p = opp[h]
-            total += p
-            for i in range(k):
-                cardsum[hands[h, i]] += p
-        j = e
+
+
+@njit(cache=True)
+def _showdown_values(out, opp, hands, order, s0, L, strength, scale, cardsum):
+    """Showdown values: ``scale`` times (the opponent's unblocked reach of weaker hands minus
+    that of stronger ones), O(L) over the board's hands sorted by strength."""
+    for h in range(hands.shape[0]):
+        out[h] = 0.0
+    _showdown_pass(out, opp, hands, order, s0, L, strength, scale, cardsum, 1.0)
+    _showdown_pass(out, opp, hands, order, s0, L, strength, scale, cardsum, -1.0)
 
 
 @njit(cache=True, inline="always")
@@ -181,64 +170,78 @@ def _terminal_values(n, trav, ntype, nplayer, nboard, contrib, cw, reach, value,
                          strength[b], cw[n] * contrib[n, opp], cardsum)
 
 
-@njit(cache=True)
-def _node_value(mode, trav, n, ntype, nplayer, nboard, child_start, child_count, children, edge_scale,
-                edge_perm_start, edge_perm_count, perm_inv, cw, contrib, dslot, board_valid, hands,
-                strength, order_start, order_len, order, info, strat_trav, reach, value, inst_r, inst_s,
-                cardsum):
-    H = hands.shape[0]
+@njit(cache=True, inline="always")
+def _passive_value(n, trav, ntype, nplayer, nboard, child_start, child_count, children, edge_scale,
+                   edge_perm_start, edge_perm_count, perm_inv, cw, contrib, board_valid, hands,
+                   strength, order_start, order_len, order, reach, value, cardsum):
+    """Values at a node where the traverser does not choose: a fold or showdown, an opponent's
+    decision (the plain sum of its children: the reach already carries the opponent's
+    strategy) or a chance node."""
     t = ntype[n]
     if t == FOLD or t == SHOWDOWN:
         _terminal_values(n, trav, ntype, nplayer, nboard, contrib, cw, reach, value, hands,
                          board_valid, order, order_start, order_len, strength, cardsum)
     elif t == DECISION:
-        d = dslot[n]
         cs = child_start[n]
-        na = child_count[n]
-        if nplayer[n] == trav:
-            if mode == MODE_BR:
-                for h in range(H):
-                    best = value[children[cs], h]
-                    for a in range(1, na):
-                        x = value[children[cs + a], h]
-                        if x > best:
-                            best = x
-                    value[n, h] = best
-            else:
-                for h in range(H):
-                    v = 0.0
-                    for a in range(na):
-                        v += strat_trav[d, a, h] * value[children[cs + a], h]
-                    value[n, h] = v
-                if mode == MODE_CFR:
-                    for h in range(H):
-                        I = info[d, h]
-                        if I < 0:
-                            continue
-                        r = reach[n, trav, h]
-                        for a in range(na):
-                            # regret as sum_b s_b (x_a - x_b) with ties up to roundoff taken
-                            # as exact: x_a - v would leave ~1e-17 noise on tied actions, which
-                            # regret matching turns into a pure strategy (so e.g. the suit-
-                            # isomorphic and the full game would follow different trajectories)
-                            xa = value[children[cs + a], h]
-                            g = 0.0
-                            for b2 in range(na):
-                                xb = value[children[cs + b2], h]
-                                diff = xa - xb
-                                if abs(diff) > TIE_RTOL * (abs(xa) + abs(xb)):
-                                    g += strat_trav[d, b2, h] * diff
-                            inst_r[I, a] += g
-                            inst_s[I, a] += r * strat_trav[d, a, h]
-        else:
-            for h in range(H):
-                v = 0.0
-                for a in range(na):
-                    v += value[children[cs + a], h]
-                value[n, h] = v
+        for h in range(hands.shape[0]):
+            v = 0.0
+            for a in range(child_count[n]):
+                v += value[children[cs + a], h]
+            value[n, h] = v
     else:
         _chance_average(n, value, child_start, child_count, children, edge_scale, edge_perm_start,
                         edge_perm_count, perm_inv)
+
+
+@njit(cache=True)
+def _node_value(mode, trav, n, ntype, nplayer, nboard, child_start, child_count, children, edge_scale,
+                edge_perm_start, edge_perm_count, perm_inv, cw, contrib, dslot, board_valid, hands,
+                strength, order_start, order_len, order, info, strat_trav, reach, value, inst_r, inst_s,
+                cardsum):
+    if ntype[n] != DECISION or nplayer[n] != trav:
+        _passive_value(n, trav, ntype, nplayer, nboard, child_start, child_count, children,
+                       edge_scale, edge_perm_start, edge_perm_count, perm_inv, cw, contrib,
+                       board_valid, hands, strength, order_start, order_len, order, reach, value,
+                       cardsum)
+        return
+    H = hands.shape[0]
+    d = dslot[n]
+    cs = child_start[n]
+    na = child_count[n]
+    if mode == MODE_BR:
+        for h in range(H):
+            best = value[children[cs], h]
+            for a in range(1, na):
+                x = value[children[cs + a], h]
+                if x > best:
+                    best = x
+            value[n, h] = best
+        return
+    for h in range(H):
+        v = 0.0
+        for a in range(na):
+            v += strat_trav[d, a, h] * value[children[cs + a], h]
+        value[n, h] = v
+    if mode == MODE_CFR:
+        for h in range(H):
+            I = info[d, h]
+            if I < 0:
+                continue
+            r = reach[n, trav, h]
+            for a in range(na):
+                # regret as sum_b s_b (x_a - x_b) with ties up to roundoff taken
+                # as exact: x_a - v would leave ~1e-17 noise on tied actions, which
+                # regret matching turns into a pure strategy (so e.g. the suit-
+                # isomorphic and the full game would follow different trajectories)
+                xa = value[children[cs + a], h]
+                g = 0.0
+                for b2 in range(na):
+                    xb = value[children[cs + b2], h]
+                    diff = xa - xb
+                    if abs(diff) > TIE_RTOL * (abs(xa) + abs(xb)):
+                        g += strat_trav[d, b2, h] * diff
+                inst_r[I, a] += g
+                inst_s[I, a] += r * strat_trav[d, a, h]
 
 
 @njit(cache=True, inline="always")
@@ -348,55 +351,40 @@ def best_response_levels(trav, level_nodes, level_start, ntype, nplayer, nboard,
     H = hands.shape[0]
     cardsum = np.zeros(n_cards)
     q = np.zeros((n_info, 3))
-    best = np.zeros(n_info, dtype=np.int8)
     for L in range(level_start.shape[0] - 2, -1, -1):
         for i in range(level_start[L], level_start[L + 1]):
             n = level_nodes[i]
-            t = ntype[n]
-            if t == FOLD or t == SHOWDOWN:
-                _terminal_values(n, trav, ntype, nplayer, nboard, contrib, cw, reach, value, hands,
-                                 board_valid, order, order_start, order_len, strength, cardsum)
-            elif t == DECISION:
-                cs = child_start[n]
-                na = child_count[n]
-                if nplayer[n] == trav:
-                    d = dslot[n]
-                    for h in range(H):
-                        I = info[d, h]
-                        if I >= 0:
-                            for a in range(na):
-                                q[I, a] += value[children[cs + a], h]
-                else:
-                    for h in range(H):
-                        v = 0.0
-                        for a in range(na):
-                            v += value[children[cs + a], h]
-                        value[n, h] = v
-            else:
-                _chance_average(n, value, child_start, child_count, children, edge_scale,
-                                edge_perm_start, edge_perm_count, perm_inv)
-        # choose per infoset, then give each member node the chosen action's value
-        for i in range(level_start[L], level_start[L + 1]):
-            n = level_nodes[i]
             if ntype[n] == DECISION and nplayer[n] == trav:
                 d = dslot[n]
-                na = child_count[n]
+                cs = child_start[n]
                 for h in range(H):
                     I = info[d, h]
                     if I >= 0:
-                        ba = 0
-                        for a in range(1, na):
-                            if q[I, a] > q[I, ba]:
-                                ba = a
-                        best[I] = ba
+                        for a in range(child_count[n]):
+                            q[I, a] += value[children[cs + a], h]
+            else:
+                _passive_value(n, trav, ntype, nplayer, nboard, child_start, child_count, children,
+                               edge_scale, edge_perm_start, edge_perm_count, perm_inv, cw, contrib,
+                               board_valid, hands, strength, order_start, order_len, order, reach,
+                               value, cardsum)
+        # each member node takes the value of its infoset's arg-max action (the values summed
+        # over all the infoset's members above)
         for i in range(level_start[L], level_start[L + 1]):
             n = level_nodes[i]
-            if ntype[n] == DECISION and nplayer[n] == trav:
-                d = dslot[n]
-                cs = child_start[n]
-                for h in range(H):
-                    I = info[d, h]
-                    value[n, h] = value[children[cs + best[I]], h] if I >= 0 else 0.0
+            if ntype[n] != DECISION or nplayer[n] != trav:
+                continue
+            d = dslot[n]
+            cs = child_start[n]
+            for h in range(H):
+                I = info[d, h]
+                if I < 0:  # a hand the node's board blocks
+                    value[n, h] = 0.0
+                    continue
+                ba = 0
+                for a in range(1, child_count[n]):
+                    if q[I, a] > q[I, ba]:
+                        ba = a
+                value[n, h] = value[children[cs + ba], h]
     total = 0.0
     for h in range(H):
         total += value[0, h]

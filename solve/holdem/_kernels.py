@@ -191,27 +191,49 @@ def cfr_chunk(ntype, player, rnd, nact, child, size, spent, off, bk, t0, t1, t2,
                           buckets, res0, reach, strat, val, stamp, pass_id)
 
 
-@njit(cache=True)
-def _play_value(ntype, player, rnd, nact, child, code, size, spent, n_rounds, tabs, rkey,
-                kind0, S0, off0, bk0, kind1, S1, off1, bk1, deal, prob, buckets, cards, out,
-                probs):
-    """Seat 0's expected chips on ``deal`` when policy 0 sits in seat 0 and policy 1 in seat
-    1 (exact expectation over both policies' action probabilities)."""
+@njit(cache=True, inline="always")
+def _next_reached(n, reach, size):
+    """The first node at or after ``n`` (pre-order) with non-zero ``reach``, skipping the
+    subtree (``size`` nodes) of every zero-reach node on the way: the values below such a node
+    are stale and never read."""
+    N = reach.shape[0]
+    while n < N and reach[n] == 0.0:
+        n += size[n]
+    return n
+
+
+@njit(cache=True, inline="always")
+def _seat_buckets(deal, n_rounds, bk0, bk1, tabs, rkey, cards, out, buckets):
+    """``buckets[q, r]``: seat q's bucket in round r on ``deal`` (seat 0's hand looked up in
+    ``bk0``'s bucket tables, seat 1's in ``bk1``'s)."""
     hand_buckets(deal[0], deal[1], deal[4:9], n_rounds, bk0, tabs, rkey, cards, out)
     for r in range(n_rounds):
         buckets[0, r] = out[r]
     hand_buckets(deal[2], deal[3], deal[4:9], n_rounds, bk1, tabs, rkey, cards, out)
     for r in range(n_rounds):
         buckets[1, r] = out[r]
+
+
+@njit(cache=True, inline="always")
+def _play_scratch(N):
+    """Work arrays of :func:`_play_value` (one set per parallel deal)."""
+    return (np.zeros(N), np.zeros((2, 4), np.int64), np.empty(7, np.uint8),
+            np.zeros(4, np.int64), np.zeros(3))
+
+
+@njit(cache=True)
+def _play_value(ntype, player, rnd, nact, child, code, size, spent, n_rounds, tabs, rkey,
+                kind0, S0, off0, bk0, kind1, S1, off1, bk1, deal, prob, buckets, cards, out,
+                probs):
+    """Seat 0's expected chips on ``deal`` when policy 0 sits in seat 0 and policy 1 in seat
+    1 (exact expectation over both policies' action probabilities)."""
+    _seat_buckets(deal, n_rounds, bk0, bk1, tabs, rkey, cards, out, buckets)
     res0 = _showdown(deal)
     N = ntype.shape[0]
     prob[0] = 1.0
     total = 0.0
-    n = 0
+    n = _next_reached(0, prob, size)
     while n < N:
-        if prob[n] == 0.0:
-            n += size[n]
-            continue
         if ntype[n] != DECISION:
             total += prob[n] * _terminal_value(ntype, player, spent, n, 0, res0)
         else:
@@ -223,7 +245,7 @@ def _play_value(ntype, player, rnd, nact, child, code, size, spent, n_rounds, ta
                 policy_probs(kind1, S1, off1, n, nact, code, b, probs)
             for a in range(nact[n]):
                 prob[child[n, a]] = prob[n] * probs[a]
-        n += 1
+        n = _next_reached(n + 1, prob, size)
     return total
 
 
@@ -235,11 +257,7 @@ def duplicate_values(ntype, player, rnd, nact, child, code, size, spent, n_round
     D = deals.shape[0]
     for d in prange(D):
         tabs = (t0, t1, t2, t3)
-        prob = np.zeros(N)
-        buckets = np.zeros((2, 4), np.int64)
-        cards = np.empty(7, np.uint8)
-        o = np.zeros(4, np.int64)
-        probs = np.zeros(3)
+        prob, buckets, cards, o, probs = _play_scratch(N)
         deal = deals[d]
         ab = _play_value(ntype, player, rnd, nact, child, code, size, spent, n_rounds, tabs,
                          rkey, kindA, SA, offA, bkA, kindB, SB, offB, bkB, deal, prob, buckets,
@@ -257,11 +275,7 @@ def seat_values(ntype, player, rnd, nact, child, code, size, spent, n_rounds, t0
     N = ntype.shape[0]
     for d in prange(deals.shape[0]):
         tabs = (t0, t1, t2, t3)
-        prob = np.zeros(N)
-        buckets = np.zeros((2, 4), np.int64)
-        cards = np.empty(7, np.uint8)
-        o = np.zeros(4, np.int64)
-        probs = np.zeros(3)
+        prob, buckets, cards, o, probs = _play_scratch(N)
         out[d] = _play_value(ntype, player, rnd, nact, child, code, size, spent, n_rounds, tabs,
                              rkey, kind0, S0, off0, bk0, kind1, S1, off1, bk1, deals[d], prob,
                              buckets, cards, o, probs)
@@ -285,21 +299,14 @@ def br_terminal_sums(ntype, player, rnd, nact, child, code, size, spent, n_round
     probs = np.zeros(3)
     for d in range(deals.shape[0]):
         deal = deals[d]
-        hand_buckets(deal[2 * p], deal[2 * p + 1], deal[4:9], n_rounds, bk_self, tabs, rkey,
-                     cards, out)
-        for r in range(n_rounds):
-            buckets[p, r] = out[r]
-        hand_buckets(deal[2 * o], deal[2 * o + 1], deal[4:9], n_rounds, bk, tabs, rkey, cards,
-                     out)
-        for r in range(n_rounds):
-            buckets[o, r] = out[r]
+        if p == 0:
+            _seat_buckets(deal, n_rounds, bk_self, bk, tabs, rkey, cards, out, buckets)
+        else:
+            _seat_buckets(deal, n_rounds, bk, bk_self, tabs, rkey, cards, out, buckets)
         res0 = _showdown(deal)
         reach[0] = weights[d]
-        n = 0
+        n = _next_reached(0, reach, size)
         while n < N:
-            if reach[n] == 0.0:
-                n += size[n]
-                continue
             if ntype[n] != DECISION:
                 U[node_off[n] + buckets[p, rnd[n]]] += (
                     reach[n] * _terminal_value(ntype, player, spent, n, p, res0))
@@ -310,7 +317,7 @@ def br_terminal_sums(ntype, player, rnd, nact, child, code, size, spent, n_round
             else:
                 for a in range(nact[n]):
                     reach[child[n, a]] = reach[n]
-            n += 1
+            n = _next_reached(n + 1, reach, size)
 
 
 @njit(cache=True)
