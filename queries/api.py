@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ipaddress
 import math
+import os
 import secrets
 from collections import OrderedDict
 from pathlib import Path
@@ -32,6 +33,7 @@ from threading import Lock
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
+from starlette.concurrency import run_in_threadpool
 
 from queries import sandbox
 from queries.range_grid import range_grid
@@ -62,6 +64,11 @@ class _Lookups:
         self.open: OrderedDict = OrderedDict()
         self.lock = Lock()
 
+    def get_open(self, name: str):
+        """The strategy if it is open already, else None (never loads)."""
+        with self.lock:
+            return self.open.get(name)
+
     def get(self, name: str):
         with self.lock:
             if name in self.open:
@@ -73,6 +80,35 @@ class _Lookups:
             while len(self.open) > self.size:
                 self.open.popitem(last=False)
         return look
+
+
+class _BearerToken:
+    """ASGI middleware: every HTTP request must carry ``Authorization: Bearer TOKEN`` (401
+    otherwise). Plain ASGI rather than ``@app.middleware``: Starlette's BaseHTTPMiddleware costs
+    a task and a stream per request."""
+
+    def __init__(self, app, token: str):
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            got = dict(scope["headers"]).get(b"authorization", b"")
+            if not secrets.compare_digest(got, self.expected):
+                await JSONResponse({"error": "missing or wrong token"}, status_code=401)(
+                    scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def app_from_environment() -> FastAPI:
+    """The app for ``serve --workers N`` (uvicorn starts each worker process from an import
+    string): data directory and token from ``POKER_API_DATA_DIR`` / ``POKER_API_TOKEN``."""
+    return create_app(os.environ[DATA_DIR_ENV], os.environ.get(TOKEN_ENV) or None)
+
+
+#: Environment of the worker processes of ``serve --workers N`` (:func:`app_from_environment`).
+DATA_DIR_ENV, TOKEN_ENV = "POKER_API_DATA_DIR", "POKER_API_TOKEN"
 
 
 def _json_safe(v):
@@ -93,13 +129,8 @@ def create_app(data_dir: str | Path, token: str | None = None) -> FastAPI:
     lookups = _Lookups(data_dir)
     limits = sandbox.Limits(timeout=SQL_TIMEOUT, memory_limit="1GB", threads=1)
 
-    @app.middleware("http")
-    async def guard(request: Request, call_next):
-        if token is not None:
-            got = request.headers.get("authorization", "")
-            if not secrets.compare_digest(got.encode(), f"Bearer {token}".encode()):
-                return JSONResponse({"error": "missing or wrong token"}, status_code=401)
-        return await call_next(request)
+    if token is not None:
+        app.add_middleware(_BearerToken, token=token)
 
     @app.exception_handler(RequestValidationError)
     async def bad_parameters(request: Request, exc: RequestValidationError):
@@ -131,8 +162,12 @@ def create_app(data_dir: str | Path, token: str | None = None) -> FastAPI:
         return query("SELECT name, game, method, buckets, built FROM abstractions ORDER BY name")
 
     @app.get("/strategies/{name}/lookup", summary="what a strategy plays at real cards")
-    def lookup(name: str, hole: str, board: str = "", history: str = "") -> dict:
-        return lookups.get(name).at(hole, board, history).as_dict()
+    async def lookup(name: str, hole: str, board: str = "", history: str = "") -> dict:
+        # a look-up of an open strategy takes microseconds: answered on the event loop (a
+        # thread-pool hop would cost more than the look-up); opening one takes seconds and
+        # goes to the thread pool
+        look = lookups.get_open(name) or await run_in_threadpool(lookups.get, name)
+        return look.at(hole, board, history).as_dict()
 
     @app.get("/strategies/{name}/range", summary="13x13 range grid (Texas Hold'em)")
     def grid(name: str, history: str = "", board: str = "") -> dict:

@@ -15,6 +15,7 @@ import csv
 import datetime as dt
 import decimal
 import json
+import os
 import sys
 
 import duckdb
@@ -176,6 +177,9 @@ def register_compare(subparsers: argparse._SubParsersAction) -> None:
     s.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     s.add_argument("--token", default=None,
                    help="bearer token every request must carry (required off loopback)")
+    s.add_argument("--workers", type=int, default=1,
+                   help="server processes sharing the port (default 1; each opens the "
+                        "strategies it is asked for, memory-mapped)")
     s.set_defaults(func=serve)
 
 
@@ -201,7 +205,18 @@ def serve(args) -> int:
         raise UserError(f"--host {args.host} is reachable from other machines: give --token")
     if not 0 < args.port < 65536:
         raise UserError(f"--port must be 1..65535, got {args.port}")
-    print(f"serving {resolve_data_dir()} on http://{args.host}:{args.port} (docs at /docs)")
-    uvicorn.run(api.create_app(resolve_data_dir(), args.token), host=args.host, port=args.port,
-                log_level="warning")
+    if args.workers < 1:
+        raise UserError(f"--workers must be at least 1, got {args.workers}")
+    data_dir = resolve_data_dir()
+    print(f"serving {data_dir} on http://{args.host}:{args.port} (docs at /docs)"
+          + (f", {args.workers} worker processes" if args.workers > 1 else ""))
+    if args.workers == 1:
+        uvicorn.run(api.create_app(data_dir, args.token), host=args.host, port=args.port,
+                    log_level="warning")
+        return 0
+    os.environ[api.DATA_DIR_ENV] = str(data_dir)
+    if args.token:
+        os.environ[api.TOKEN_ENV] = args.token
+    uvicorn.run("queries.api:app_from_environment", factory=True, workers=args.workers,
+                host=args.host, port=args.port, log_level="warning")
     return 0

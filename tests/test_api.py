@@ -1,5 +1,12 @@
 """The JSON API (issue 18, item 3): look-ups, range grids, catalog lists and read-only SQL."""
 
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
 import pytest
 
 import cli
@@ -84,3 +91,39 @@ def test_token_and_loopback(data_dir):
 def test_serve_refuses_a_public_address_without_a_token(tmp_path, capsys):
     assert cli.main(["--data-dir", str(tmp_path), "serve", "--host", "0.0.0.0"]) == 2
     assert "give --token" in capsys.readouterr().err
+
+
+def test_serve_with_worker_processes_answers_as_the_library(data_dir):
+    """``serve --workers 2 --token T``: a real uvicorn with two worker processes on loopback
+    gives the library's look-up and keeps the token check."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    root = Path(cli.__file__).resolve().parent
+    proc = subprocess.Popen([sys.executable, str(root / "cli.py"), "--data-dir", str(data_dir),
+                             "serve", "--port", str(port), "--workers", "2", "--token", "t0k"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    auth = {"Authorization": "Bearer t0k"}
+    params = {"hole": "Qb", "board": "Ka", "history": "rc/r"}
+    try:
+        for _ in range(600):
+            try:
+                httpx.get(f"{base}/strategies", headers=auth, timeout=1.0)
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None, proc.stderr.read().decode()
+                time.sleep(0.1)
+        got = [httpx.get(f"{base}/strategies/leduc-full-lp/lookup", params=params, headers=auth,
+                         timeout=60.0) for _ in range(8)]
+        assert all(r.status_code == 200 for r in got)
+        assert all(r.json() == lookup(data_dir, "leduc-full-lp", **params).as_dict() for r in got)
+        assert httpx.get(f"{base}/strategies", timeout=10.0).status_code == 401
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_serve_refuses_zero_workers(tmp_path, capsys):
+    assert cli.main(["--data-dir", str(tmp_path), "serve", "--workers", "0"]) == 2
+    assert "--workers must be at least 1" in capsys.readouterr().err

@@ -188,6 +188,11 @@ def test_cli_solve_resume_sql_and_errors(tmp_path, capsys):
         assert labels == 6
     assert run(tmp_path, "evaluate", "h") == 0
     assert "local best response" in capsys.readouterr().out
+    assert run(tmp_path, "evaluate", "h", "--lbr-boards", "3", "--h2h-deals", "50") == 0
+    out = capsys.readouterr().out
+    assert "(n=3) over boards" in out and "n=50)" in out
+    assert run(tmp_path, "evaluate", "h", "--h2h-deals", "1") == 2
+    assert "--h2h-deals must be at least 2" in capsys.readouterr().err
     assert run(tmp_path, "solve", "--game", "holdem", "--name", "z") == 2
     assert run(tmp_path, "solve", "--game", "holdem", "--abstraction", "nope") == 2
     assert run(tmp_path, "solve", "--game", "holdem", "--abstraction", "synthetic:3,5") == 2

@@ -78,6 +78,12 @@ def register(subparsers) -> None:
                               description="Exploitability and value of a stored strategy in its "
                               "game (holdem: LBR bound and baselines, in mbb/g).")
     e.add_argument("strategy", help="strategy name (as given to solve) or path to strategy.parquet")
+    e.add_argument("--lbr-boards", type=int, default=None,
+                   help="holdem: LBR over this many whole boards (default: as the solve run)")
+    e.add_argument("--lbr-deals", type=int, default=None,
+                   help="holdem: LBR over this many deals (default: as the solve run)")
+    e.add_argument("--h2h-deals", type=int, default=None,
+                   help="holdem: duplicate deals against each baseline (default: as the solve run)")
     e.set_defaults(func=run_evaluate)
     q = _documented(subparsers, "strategy", "what a stored strategy plays at real cards and a "
                     "betting history", lookup.__doc__)
@@ -254,8 +260,9 @@ def run_evaluate(args) -> int:
         raise UserError(f"no strategy {args.strategy!r} (looked for {path})")
     fmt = table_format(path)
     if fmt != "compiled":
-        return {"tree": classic_cli.evaluate_command, "kuhn3": kuhn3.evaluate_command,
-                "holdem": holdem_cli.run_evaluate}[fmt](path)
+        if fmt == "holdem":
+            return holdem_cli.run_evaluate(path, args.lbr_boards, args.lbr_deals, args.h2h_deals)
+        return {"tree": classic_cli.evaluate_command, "kuhn3": kuhn3.evaluate_command}[fmt](path)
     head = lookup.table_head(path)
     game_name, abstraction = head["game"], head["abstraction"]
     if game_name not in registry.games():

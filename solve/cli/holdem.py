@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 from solve.holdem.evaluate import Policy, duplicate_match
 from solve.holdem.pcs import AVERAGING, REGRETS
@@ -68,18 +69,26 @@ def run_solve(args) -> int:
     return solve_holdem(HoldemSolveOptions(**{f: getattr(args, f) for f in fields}))
 
 
-def run_evaluate(path: Path) -> int:
+def run_evaluate(path: Path, lbr_boards: int | None = None, lbr_deals: int | None = None,
+                 h2h_deals: int | None = None) -> int:
     """``evaluate`` of a Hold'em strategy: the LBR bound and duplicate results against the
-    baselines, over the numbers of deals its solve run used (fresh seeds)."""
+    baselines, over the numbers of deals (boards) given, else those its solve run used (fresh
+    seeds)."""
+    for flag, v in (("--lbr-boards", lbr_boards), ("--lbr-deals", lbr_deals),
+                    ("--h2h-deals", h2h_deals)):
+        if v is not None and v < (2 if flag == "--h2h-deals" else 0):
+            raise UserError(f"{flag} must be at least {2 if flag == '--h2h-deals' else 0}, got {v}")
     ddir = resolve_data_dir()
     name = path.parent.name
     pol, tree = load_policy(name, ddir, {})
     meta = json.loads((ddir / "strategies" / name / "run.json").read_text())
-    h2h, n_lbr = max(int(meta.get("h2h_deals", 20000)), 2), int(meta.get("lbr_deals", 2000))
+    h2h = h2h_deals if h2h_deals is not None else max(int(meta.get("h2h_deals", 20000)), 2)
+    n_lbr = lbr_deals if lbr_deals is not None else int(meta.get("lbr_deals", 2000))
+    boards = lbr_boards if lbr_boards is not None else int(meta.get("lbr_boards", 0))
     for b in (Policy.always_call, Policy.always_raise):
         opp = b(tree, pol.buckets)
         print(f"vs {opp.name}: {duplicate_match(tree, pol, opp, h2h, seed=7)}")
-    lbr = lbr_estimate(tree, pol, n_lbr, int(meta.get("lbr_boards", 0)), seed=8)
+    lbr = lbr_estimate(tree, pol, n_lbr, boards, seed=8)
     if lbr is not None:
         (lbr, s0, s1), unit = lbr
         print(f"local best response (lower bound on exploitability): {lbr} over {unit} "
