@@ -11,12 +11,12 @@ from types import SimpleNamespace
 from abstraction import store
 from abstraction.games import GAMES, HAND_COUNTS, ROUNDS, rhode_island
 from abstraction.holdem import holdem_hands
-from abstraction.methods import METHODS
+from abstraction.methods import METHODS, PotentialAware
 from abstraction.public_board import public_board_buckets
 from etl.cluster import check_scheduler
 from schema.errors import UserError
 
-METHOD_NAMES = ("pa", "eb", "eb2", "lossless")  # the order --help lists them
+METHOD_NAMES = tuple(METHODS)  # the order --help lists them
 
 def parse_buckets(text: str | None, game: str) -> tuple[int, ...] | None:
     if text is None:
@@ -55,7 +55,7 @@ def load_game(game: str, data_dir, workers: int, method: str = "pa", progress: b
         return rhode_island()
 
     return holdem_hands(data_dir, workers=workers, progress=progress,
-                        need_histograms=method == "pa")
+                        need_histograms=issubclass(METHODS[method], PotentialAware))
 
 
 @dataclass
@@ -72,7 +72,8 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
           public_board: bool = False, data_dir=None, workers: int | None = None,
           n_init: int = 4, kmax: int | None = None, kmax_factor: float | None = None,
           intermediate: str | None = None, replace: bool = False,
-          progress: bool = False, scheduler: str | None = None) -> Built:
+          progress: bool = False, scheduler: str | None = None,
+          opponent_clusters: int | None = None) -> Built:
     """Build abstraction ``name`` (default ``GAME-METHOD-B1-B2...``) and store it, as
     ``cli.py build-abstraction`` does (its options, validated up front).
 
@@ -90,13 +91,20 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
     if args.method == "lossless" and args.game != "rhode-island":
         raise UserError("lossless is available for rhode-island only (Texas Hold'em's lossless "
                         "abstraction is far too large to build)")
+    if args.game not in METHODS[args.method].games:
+        raise UserError(f"{args.method} is available for {', '.join(METHODS[args.method].games)} "
+                        f"only")
     if args.public_board and args.game != "rhode-island":
         raise UserError("--public-board is available for rhode-island only")
-    if args.intermediate is not None and args.method != "pa":
-        raise UserError(f"--intermediate applies to --method pa, not {args.method}")
+    pa_like = issubclass(METHODS[args.method], PotentialAware)
+    if args.intermediate is not None and not pa_like:
+        raise UserError(f"--intermediate applies to the potential-aware methods (pa, pa-emd, "
+                        f"ochs), not {args.method}")
     buckets = parse_buckets(args.buckets, args.game)
     if buckets is None and args.method != "lossless":
         raise UserError(f"--buckets is required for method {args.method}")
+    if opponent_clusters is not None and args.method != "ochs":
+        raise UserError(f"--opponent-clusters applies to --method ochs, not {args.method}")
     if args.workers is None:
         args.workers = (os.cpu_count() or 1) if args.game == "holdem" else 1
     if args.workers < 1:
@@ -120,8 +128,10 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
                   workers=args.workers, progress=progress,
                   public_board=args.public_board,
                   scheduler=None if scheduler is None else check_scheduler(scheduler))
-    if args.method == "pa":
+    if pa_like:
         kwargs["intermediate"] = _parse_intermediate(args.intermediate)
+    if opponent_clusters is not None:
+        kwargs["opponent_clusters"] = opponent_clusters
     if args.method == "lossless":
         kwargs = {"random_state": args.seed}
     model = METHODS[args.method](buckets, **kwargs)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from abstraction import metric_kmeans
 from abstraction._kmeans1d_kernels import backtrack, optimal_1d
 from abstraction._points_kernels import dedupe_sorted, row_hashes
 from abstraction.lloyd import incremental_curve
@@ -31,14 +32,18 @@ LARGE = 4096
 
 @dataclass(frozen=True)
 class Points:
-    """Distinct feature rows with summed weights; ``inverse`` maps each hand to its row."""
+    """Distinct feature rows with summed weights; ``inverse`` maps each hand to its row.
+    ``metric``: None for k-means in L2 (squared error), else a distance of ``abstraction.emd``
+    (clustered by ``abstraction.metric_kmeans``, the error a sum of distances)."""
 
     x: np.ndarray
     w: np.ndarray
     inverse: np.ndarray
+    metric: object = None
 
     @classmethod
-    def from_hands(cls, x: np.ndarray, w: np.ndarray, decimals: int = 12) -> "Points":
+    def from_hands(cls, x: np.ndarray, w: np.ndarray, decimals: int = 12,
+                   metric=None) -> "Points":
         x = np.asarray(x, dtype=np.float64)
         if x.ndim == 1:
             x = x[:, None]
@@ -57,15 +62,23 @@ class Points:
             inverse = inverse.ravel()
         ws = np.bincount(inverse, weights=w, minlength=len(uniq))
         total = ws.sum()
-        return cls(uniq, ws / total if total > 0 else ws, inverse)
+        return cls(uniq, ws / total if total > 0 else ws, inverse, metric)
 
     def __len__(self) -> int:
         return len(self.w)
 
 
+@dataclass(frozen=True)
+class Histograms:
+    """A feature callable's rows with the distance to cluster them under (see ``Points``)."""
+
+    x: np.ndarray
+    metric: object
+
+
 def is_large(points: "Points") -> bool:
     """Whether ``error_curve`` prices these points incrementally (``abstraction.lloyd``)."""
-    return points.x.shape[1] > 1 and len(points) > LARGE
+    return points.metric is None and points.x.shape[1] > 1 and len(points) > LARGE
 
 
 def single_threaded():
@@ -93,6 +106,8 @@ def kmeans(points: Points, k: int, seed: int, n_init: int,
     n = len(points)
     if k >= n:
         return np.arange(n), points.x.copy(), 0.0
+    if points.metric is not None:
+        return metric_kmeans.kmeans(points.x, points.w, points.metric, k, seed, n_init, warm)
     if points.x.shape[1] == 1:
         return assign(points, _optimal_1d(points, k)[1][-1])
     if k == 1:
@@ -129,8 +144,11 @@ def _nearest(x: np.ndarray, centroids: np.ndarray, chunk: int = 1 << 16):
 def assign(points: Points, centroids: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """Each point to its nearest centroid; drops centroids left without points.
 
-    Returns (labels, centroids, weighted sum of squared distances).
+    Returns (labels, centroids, weighted sum of squared distances; of distances under a
+    ``metric``).
     """
+    if points.metric is not None:
+        return metric_kmeans.assign(points.x, points.w, points.metric, centroids)
     labels, d2 = _nearest(points.x, centroids)
     used, labels = np.unique(labels, return_inverse=True)
     return labels.ravel(), centroids[used], float(points.w @ d2)
@@ -166,6 +184,9 @@ def error_curve(points: Points, kmax: int, random_state: int, path: tuple[int, .
     to its nearest centroid.
     """
     kmax = max(1, min(kmax, len(points)))
+    if points.metric is not None:
+        return metric_kmeans.error_curve(points.x, points.w, points.metric, kmax,
+                                         lambda k: seed_for(random_state, *path, k), n_init)
     if points.x.shape[1] == 1:
         return _optimal_1d(points, kmax)
     if is_large(points):

@@ -10,7 +10,7 @@ import argparse
 import json
 
 from abstraction import store
-from abstraction.build import build, summary_lines
+from abstraction.build import METHOD_NAMES, build, summary_lines
 from schema.paths import data_dir
 
 
@@ -22,7 +22,10 @@ def register(subparsers) -> None:
     p.add_argument("--buckets", default=None,
                    help="bucket counts per round, totals, e.g. 20,800,4800,28800 "
                         "(optional for lossless)")
-    p.add_argument("--method", default="pa", help="pa (default), eb, eb2 or lossless")
+    p.add_argument("--method", default="pa",
+                   help=f"one of {', '.join(METHOD_NAMES)} (default pa); pa-emd: potential-aware "
+                        "with the earth mover's distance; ochs: opponent cluster hand strength "
+                        "(rhode-island)")
     p.add_argument("--game", default="holdem", help="holdem (default) or rhode-island")
     p.add_argument("--name", default=None, help="default: GAME-METHOD-BUCKETS")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -40,7 +43,10 @@ def register(subparsers) -> None:
                    help="cap children per parent at KMAX_FACTOR * (buckets / parents) "
                         "(default: 3 for holdem, no cap for rhode-island)")
     p.add_argument("--intermediate", default=None,
-                   help="pa: bottom-up cluster counts per round, e.g. ,,200 (blank = default)")
+                   help="pa, pa-emd, ochs: bottom-up cluster counts per round, e.g. ,,200 "
+                        "(blank = default)")
+    p.add_argument("--opponent-clusters", type=int, default=None,
+                   help="ochs: clusters of opponent starting hands (default 8)")
     p.add_argument("--public-board", action="store_true",
                    help="rhode-island: play the abstraction with the public cards visible, "
                         "i.e. buckets refined by the board when solving (always on for "
@@ -62,7 +68,8 @@ def build_command(args: argparse.Namespace) -> int:
                    workers=args.workers, n_init=args.n_init, kmax=args.kmax,
                    kmax_factor=args.kmax_factor,
                    intermediate=getattr(args, "intermediate", None), replace=args.replace,
-                   progress=True, scheduler=args.scheduler)
+                   progress=True, scheduler=args.scheduler,
+                   opponent_clusters=args.opponent_clusters)
     print("\n".join(summary_lines(result)))
     return 0
 

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from abstraction.clustering import Points, kmeans, seed_for
+from abstraction.clustering import Histograms, Points, kmeans, seed_for
+from abstraction.emd import EMDGround, EMDLine, Euclidean
 from abstraction.hands import GameHands
 
 
@@ -112,3 +113,90 @@ class PotentialFeature:
         hist = np.zeros((len(rows), int(child_labels.max()) + 1))
         np.add.at(hist, (pos, child_labels), self.hands.transition(s + 1)[child_rows])
         return hist
+
+
+#: The last round's showdown outcomes (win, tie, loss) as points on the equity line.
+OUTCOME_POSITIONS = np.array([1.0, 0.5, 0.0])
+
+
+@dataclass(frozen=True)
+class EMDPotentialFeature(PotentialFeature):
+    """Potential-aware with the earth mover's distance (Ganzfried & Sandholm, AAAI 2014).
+
+    As ``PotentialFeature``, bottom-up over the parent's descendants, but every level is
+    clustered by k-means under EMD (``abstraction.metric_kmeans``) and a hand's histogram over
+    the next level's clusters is compared with EMD whose ground is the distance between those
+    clusters' centres (themselves histograms, compared under the level below's ground). The
+    last round is a distribution over showdown outcomes, whose ground is the equity line
+    (loss 0, tie 1/2, win 1). A precomputed next-round equity histogram (Texas Hold'em's
+    ``hist_flop``/``hist_turn``: equal equity bins) is compared with EMD on the bin centres,
+    the equity-histogram EMD of Johanson et al. (AAMAS 2013); the bottom-up recursion over
+    next-round clusters runs where hands are listed down to the showdown (Rhode Island).
+    """
+
+    def leaf(self, rows: np.ndarray) -> Histograms:
+        h = self.hands.rounds[-1]
+        if h.outcome is not None:
+            return Histograms(h.outcome[rows], EMDLine(OUTCOME_POSITIONS))
+        return Histograms(h.equity[rows][:, None], Euclidean())
+
+    @staticmethod
+    def _equity_histograms(x: np.ndarray) -> Histograms:
+        bins = x.shape[1]
+        return Histograms(np.asarray(x, dtype=np.float64), EMDLine((np.arange(bins) + 0.5) / bins))
+
+    def __call__(self, r: int, rows: np.ndarray, parent: int) -> Histograms:
+        game = self.hands
+        last = len(game.rounds) - 1
+        if r == 0 and self.buckets[0] >= len(rows):
+            # every hand keeps its own bucket whatever the feature (Rhode Island's 13 private
+            # cards): skip the bottom-up pass, which would cluster every last-round hand
+            return Histograms(np.eye(len(rows)), Euclidean())
+        if game.rounds[r].histogram is not None:
+            return self._equity_histograms(game.rounds[r].histogram[rows])
+        if r == last:
+            return self.leaf(rows)
+        stop = next((s for s in range(r + 1, last + 1)
+                     if game.rounds[s].histogram is not None), last)
+        desc = {r: rows}
+        for s in range(r + 1, stop + 1):
+            desc[s] = game.descendants(s - 1, desc[s - 1], s)
+        x = self._equity_histograms(game.rounds[stop].histogram[desc[stop]]) \
+            if game.rounds[stop].histogram is not None else self.leaf(desc[stop])
+        labels, ground = self._cluster_ground(r, stop, parent, x, desc[stop])
+        for s in range(stop - 1, r, -1):
+            hist = self._histogram(s, desc[s], desc[s + 1], labels)
+            labels, ground = self._cluster_ground(r, s, parent, Histograms(hist, ground),
+                                                  desc[s])
+        return Histograms(self._histogram(r, rows, desc[r + 1], labels), ground)
+
+    def _cluster_ground(self, r: int, s: int, parent: int, x: Histograms, rows: np.ndarray):
+        """Labels of the level's hands and the EMD ground of a histogram over its clusters:
+        the distances between the clusters' centres under the level's own distance."""
+        l2 = isinstance(x.metric, Euclidean)  # L2 rows (OCHS vectors): ordinary k-means
+        pts = Points.from_hands(x.x, self.hands.rounds[s].weight[rows],
+                                metric=None if l2 else x.metric)
+        k = self.clusters_at(r, s)
+        labels, centres, _ = kmeans(pts, k, seed_for(self.random_state, r, parent, 10_000 + s),
+                                    self.n_init)
+        return labels[pts.inverse], EMDGround(x.metric.ground(centres))
+
+
+@dataclass(frozen=True)
+class OCHSFeature(EMDPotentialFeature):
+    """Opponent cluster hand strength (Johanson, Burch, Valenzano & Bowling, "Evaluating
+    state-space abstractions in extensive-form games", AAMAS 2013): in the last round a hand's
+    feature is its equity against each cluster of opponent hands (``vectors``, one row per
+    last-round hand, from ``abstraction.ochs``), clustered by k-means in L2; earlier rounds are
+    potential-aware with EMD over those clusters (``EMDPotentialFeature``), the ground the L2
+    distances between OCHS centres."""
+
+    vectors: np.ndarray | None = None
+
+    def leaf(self, rows: np.ndarray) -> Histograms:
+        return Histograms(self.vectors[rows], Euclidean())
+
+    def __call__(self, r: int, rows: np.ndarray, parent: int):
+        if r == len(self.hands.rounds) - 1:
+            return self.vectors[rows]
+        return super().__call__(r, rows, parent)

@@ -4,6 +4,9 @@
   via automated abstraction and real-time equilibrium computation", AAAI 2006.
 - ``ExpectationSquared`` (``eb2``): the same on the squared equity (Gilpin & Sandholm, AAAI 2007).
 - ``PotentialAware`` (``pa``): Gilpin, Sandholm & Sorensen, AAAI 2007.
+- ``PotentialAwareEMD`` (``pa-emd``): the same with the earth mover's distance (Ganzfried &
+  Sandholm, AAAI 2014).
+- ``OpponentClusterHandStrength`` (``ochs``): Johanson, Burch, Valenzano & Bowling, AAMAS 2013.
 - ``Lossless`` (``lossless``): the ordered game isomorphism of GameShrink (Gilpin & Sandholm,
   "Lossless abstraction of imperfect information games", JACM 2007) for Rhode Island Hold'em:
   hands of a round share a bucket when they share the parent bucket and have the same
@@ -38,7 +41,9 @@ from typing import Sequence
 
 import numpy as np
 
-from abstraction.features import EquityFeature, PotentialFeature
+from abstraction.features import (EMDPotentialFeature, EquityFeature, OCHSFeature,
+                                  PotentialFeature)
+from abstraction.ochs import ochs_vectors, opponent_clusters
 from abstraction.hands import GameHands
 from abstraction.tree import build_tree, round_result
 from etl.rhode_island import hand_key, hand_rank3, hand_tree, raw_hands
@@ -46,6 +51,8 @@ from etl.rhode_island import hand_key, hand_rank3, hand_tree, raw_hands
 
 class _Abstraction:
     method = ""
+    #: the games the method is implemented for
+    games = ("holdem", "rhode-island")
 
     def __init__(self, buckets: Sequence[int] | None, random_state: int = 0, n_init: int = 4,
                  kmax: int | None = None, workers: int = 1, progress: bool = False,
@@ -185,6 +192,7 @@ class Lossless(_Abstraction):
     """
 
     method = "lossless"
+    games = ("rhode-island",)
 
     def __init__(self, buckets=None, random_state: int = 0, **_ignored):
         super().__init__(buckets, random_state, public_board=True)
@@ -313,5 +321,59 @@ def strategic_classes() -> list[np.ndarray]:
     return [cls[r][index(r, tree[r].cards.astype(np.int64))] for r in range(3)]
 
 
-METHODS = {"eb": ExpectationBased, "eb2": ExpectationSquared, "pa": PotentialAware,
+class PotentialAwareEMD(PotentialAware):
+    """PA-EMD: potential-aware with the earth mover's distance (Ganzfried & Sandholm, AAAI
+    2014): histograms over next-round clusters compared with EMD, the clusters' centres as
+    ground (``EMDPotentialFeature``). On Texas Hold'em the precomputed next-round equity
+    histograms are compared with EMD on the equity line."""
+
+    method = "pa-emd"
+
+    def _features(self, hands, buckets):
+        inter = None if self.intermediate is None else tuple(self.intermediate)
+        return EMDPotentialFeature(hands, buckets, inter, int(self.random_state), self.n_init)
+
+
+class OpponentClusterHandStrength(PotentialAware):
+    """OCHS (Johanson et al., AAMAS 2013): last round by equity against each of
+    ``opponent_clusters`` clusters of opponent starting hands (``abstraction.ochs``), earlier
+    rounds potential-aware with EMD over those clusters. Rhode Island Hold'em (Texas Hold'em's
+    river OCHS table is not built)."""
+
+    method = "ochs"
+    games = ("rhode-island",)
+
+    def __init__(self, buckets, random_state: int = 0, n_init: int = 4, kmax: int | None = None,
+                 workers: int = 1, progress: bool = False,
+                 intermediate: Sequence[int | None] | None = None,
+                 kmax_factor: float | None = None, public_board: bool = False,
+                 scheduler: str | None = None, opponent_clusters: int = 8):
+        super().__init__(buckets, random_state, n_init, kmax, workers, progress, intermediate,
+                         kmax_factor, public_board, scheduler)
+        self.opponent_clusters = opponent_clusters
+
+    def _check_params(self, hands):
+        buckets = super()._check_params(hands)
+        if hands.game != "rhode-island":
+            raise ValueError(f"ochs is implemented for rhode-island, not {hands.game} (it needs "
+                             "every last-round hand listed)")
+        if not 1 <= self.opponent_clusters <= 13:
+            raise ValueError(f"opponent_clusters must be in 1..13 (Rhode Island's private-card "
+                             f"ranks), got {self.opponent_clusters}")
+        return buckets
+
+    def _features(self, hands, buckets):
+        inter = None if self.intermediate is None else tuple(self.intermediate)
+        clusters = opponent_clusters(self.opponent_clusters, random_state=int(self.random_state),
+                                     n_init=self.n_init)
+        return OCHSFeature(hands, buckets, inter, int(self.random_state), self.n_init,
+                           vectors=ochs_vectors(clusters))
+
+    def params(self) -> dict:
+        return {**super().params(), "opponent_clusters": self.opponent_clusters}
+
+
+#: Every method, in the order ``--help`` lists them; a new method is added here only.
+METHODS = {"pa": PotentialAware, "eb": ExpectationBased, "eb2": ExpectationSquared,
+           "pa-emd": PotentialAwareEMD, "ochs": OpponentClusterHandStrength,
            "lossless": Lossless}

@@ -7,7 +7,8 @@ i are clustered for k = 1..kmax_i, giving the error curve c[i, k]; the 0-1 integ
 ``abstraction.allocation`` picks how many children each bucket gets within the budget K_r,
 and the parent's hands are then clustered with that k. A round-r bucket therefore has exactly
 one parent (perfect recall). Methods differ only in the feature a hand is clustered on, given
-as a callable ``features(r, rows, parent_bucket) -> array (len(rows), d)``.
+as a callable ``features(r, rows, parent_bucket) -> array (len(rows), d)`` (clustered by
+k-means in L2), or ``Histograms(array, metric)`` to cluster under another distance.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ import numpy as np
 from joblib import Parallel, delayed, parallel_config
 
 from abstraction.allocation import allocate, equal_split
-from abstraction.clustering import (Points, assign, error_curve, is_large, kmeans, seed_for,
-                                   single_threaded)
+from abstraction.clustering import (Histograms, Points, assign, error_curve, is_large, kmeans,
+                                   seed_for, single_threaded)
 from abstraction.lloyd import refine
 from abstraction.hands import GameHands
 from etl.cluster import dask_client
@@ -217,7 +218,10 @@ def _build(hands, buckets, features, random_state, n_init, kmax, kmax_factor, wo
 def _points(features, r, rows, i, weight) -> Points:
     if isinstance(rows, Points):  # a leaf round's (equity, probability) points
         return Points(features(rows.x), rows.w, np.arange(len(rows.w)))
-    return Points.from_hands(features(r, rows, i), weight)
+    x = features(r, rows, i)
+    if isinstance(x, Histograms):  # clustered under a distance other than L2
+        return Points.from_hands(x.x, weight, metric=x.metric)
+    return Points.from_hands(x, weight)
 
 
 def _parent_task(features, *args):

@@ -2,7 +2,8 @@
 
     python cli.py experiment rhode-island-granularity --report docs/rhode-island-granularity
 
-``rhode-island-granularity``: builds the eb, eb2 and pa abstractions of Rhode Island Hold'em
+``rhode-island-granularity``: builds the eb, eb2 and pa abstractions (``--methods`` for others,
+e.g. ``eb,eb2,pa,pa-emd,ochs``) of Rhode Island Hold'em
 at 13,25,125 / 13,50,250 / 13,75,500 / 13,100,750 / 13,125,1000 / 13,150,1250 / 13,205,1774
 buckets (named ``rhode-island-METHOD-B1-B2-B3``) and the lossless one, solves the real game
 (the reference equilibrium) and each abstract game to ``--target`` chips of exploitability
@@ -32,6 +33,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from abstraction.methods import METHODS
 from queries import rules_experiment
 from queries.compare import (add_solve_options, build_abstraction, check_report_dir, compare,
                              game_support, options_from)
@@ -45,7 +47,20 @@ from schema.paths import data_dir as resolve_data_dir
 
 RI_GRANULARITIES = ("13,25,125", "13,50,250", "13,75,500", "13,100,750", "13,125,1000",
                     "13,150,1250", "13,205,1774")
-RI_METHODS = ("eb", "eb2", "pa")
+RI_METHODS = ("eb", "eb2", "pa")  # the published comparison; --methods adds others
+
+
+def parse_methods(text: str | None) -> tuple[str, ...]:
+    """``--methods``: comma-separated abstraction methods (default eb, eb2 and pa)."""
+    if text is None:
+        return RI_METHODS
+    methods = tuple(m.strip() for m in text.split(",") if m.strip())
+    bad = [m for m in methods if m not in METHODS or m == "lossless"]
+    if bad or not methods:
+        raise UserError(f"--methods: unknown or unusable method {', '.join(bad) or '(none)'}; "
+                        f"choose from {', '.join(m for m in METHODS if m != 'lossless')} "
+                        "(lossless is always the reference)")
+    return methods
 
 
 def ri_name(method: str, buckets: str) -> str:
@@ -69,6 +84,7 @@ def rhode_island_granularity_public(args, data_dir: Path) -> int:
 
 
 def _granularity(args, data_dir: Path, public_board: bool, title: str) -> int:
+    methods = parse_methods(getattr(args, "methods", None))
     options = options_from(args)
     report = Path(args.report) if args.report else data_dir / "reports" / args.name
     check_report_dir(report)
@@ -77,7 +93,7 @@ def _granularity(args, data_dir: Path, public_board: bool, title: str) -> int:
     have = set(support._abstractions())
     names = []
     for buckets in RI_GRANULARITIES:
-        for method in RI_METHODS:
+        for method in methods:
             name = ri_name(method, buckets) + ("-public" if public_board else "")
             if name not in have:
                 build_abstraction(data_dir, method, buckets, name, seed=args.seed,
@@ -103,7 +119,7 @@ def _granularity(args, data_dir: Path, public_board: bool, title: str) -> int:
         result["wall_seconds"] = time.time() - t0
     # the command that reproduces the results (a --report-only re-render only re-reads them)
     result["command"] = "python " + " ".join(a for a in sys.argv if a != "--report-only")
-    side = side_by_side(data_dir, support.game) if public_board else []
+    side = side_by_side(data_dir, support.game, methods) if public_board else []
     path = write_report(report, data_dir, support.game, result, title=title, sections=side)
     print(f"report: {path}")
     if "wall_seconds" in result:
@@ -111,15 +127,15 @@ def _granularity(args, data_dir: Path, public_board: bool, title: str) -> int:
     return 0
 
 
-def side_by_side(data_dir: Path, game: str) -> list[str]:
+def side_by_side(data_dir: Path, game: str, methods=RI_METHODS) -> list[str]:
     """Markdown: per method and granularity, real-game exploitability and head-to-head against
     the equilibrium with the board hidden and visible (the strategies stored in ``data_dir``;
     each evaluated against the equilibrium of its own experiment)."""
     with connect(data_dir, read_only=True) as con:
         rows = con.execute(
             "SELECT method, buckets, board, exploitability, vs_equilibrium FROM abstraction_summary "
-            "WHERE game = ? AND method IN ('eb', 'eb2', 'pa') ORDER BY granularity, method",
-            [game]).fetchall()
+            "WHERE game = ? AND list_contains(?, method) ORDER BY granularity, method",
+            [game, list(methods)]).fetchall()
     cells: dict = {}
     for method, buckets, board, expl, vs_eq in rows:
         cells.setdefault((buckets, method), {})[board] = (expl, vs_eq)
@@ -155,6 +171,9 @@ def register(subparsers) -> None:
     p.add_argument("--report", default=None, metavar="DIR",
                    help="report directory (default: DATA_DIR/reports/NAME)")
     p.add_argument("--seed", type=int, default=0, help="abstraction seed (default 0)")
+    p.add_argument("--methods", default=None,
+                   help="rhode-island-granularity(-public): comma-separated abstraction methods "
+                        "(default eb,eb2,pa; also pa-emd, ochs)")
     p.add_argument("--variants", default=None,
                    help="rhode-island-rules: comma-separated rule variants (default: all)")
     add_solve_options(p)

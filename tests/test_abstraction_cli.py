@@ -63,11 +63,22 @@ def test_build_and_list(tmp_path, capsys):
     (["--buckets", "13,25,10000"], "more than the 9,997 hands"),
     (["--buckets", "13,25,125", "--method", "kmeans"], "unknown method"),
     (["--buckets", "13,x,125"], "comma-separated"),
+    (["--buckets", "13,25,125", "--opponent-clusters", "4"], "applies to --method ochs"),
+    (["--buckets", "13,25,125", "--method", "eb", "--intermediate", ",,40"],
+     "potential-aware methods"),
 ])
 def test_bad_requests(tmp_path, capsys, argv, message):
     assert run(tmp_path, "build-abstraction", "--game", "rhode-island", *argv) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error:") and message in err and "\n" not in err
+
+
+def test_ochs_is_rhode_island_only_and_checked_before_loading(tmp_path, capsys):
+    assert run(tmp_path, "build-abstraction", "--method", "ochs", "--buckets",
+               "20,800,4800,28800") == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "error: ochs is available for rhode-island only"
+    assert not (tmp_path / "tables").exists()  # nothing was computed
 
 
 def test_holdem_bucket_checks_before_loading(tmp_path, capsys):

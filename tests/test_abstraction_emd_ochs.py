@@ -1,0 +1,167 @@
+"""Earth mover's distance, k-means under it, OCHS features, and the pa-emd / ochs methods
+(issue 20) checked against brute force: EMD against the transport linear program solved
+directly, OCHS vectors against enumerating the opponent's cards, the builds' tree structure."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from abstraction.emd import EMDGround, EMDLine, Euclidean, emd
+from abstraction.games import rhode_island
+from abstraction.hands import GameHands
+from abstraction.methods import OpponentClusterHandStrength, PotentialAwareEMD
+from abstraction.metric_kmeans import assign, error_curve, kmeans
+from abstraction.ochs import ochs_vectors, opponent_clusters
+from etl.rhode_island import hand_rank3, hand_tree
+
+SMALL = (13, 25, 125)
+
+
+def transport_lp(p: np.ndarray, q: np.ndarray, ground: np.ndarray) -> float:
+    """min sum_ab f_ab ground_ab  s.t.  sum_b f_ab = p_a, sum_a f_ab = q_b, f >= 0."""
+    d = len(p)
+    rows = np.zeros((2 * d, d * d))
+    for a in range(d):
+        rows[a, a * d:(a + 1) * d] = 1.0
+        rows[d + a, a::d] = 1.0
+    res = linprog(ground.ravel(), A_eq=rows, b_eq=np.concatenate([p, q]), bounds=(0, None),
+                  method="highs")
+    assert res.status == 0
+    return float(res.fun)
+
+
+def random_histograms(rng, n, d, zeros=True):
+    x = rng.random((n, d)) ** 3
+    if zeros:
+        x[rng.random((n, d)) < 0.3] = 0.0
+        x[:, 0] += 1e-3  # no empty row
+    return x / x.sum(axis=1, keepdims=True)
+
+
+def test_line_emd_equals_the_transport_lp():
+    rng = np.random.default_rng(20)
+    for d in (1, 2, 3, 7, 12):
+        pos = rng.random(d)  # unsorted support on a line
+        ground = np.abs(pos[:, None] - pos[None, :])
+        x, c = random_histograms(rng, 6, d), random_histograms(rng, 4, d)
+        got = EMDLine(pos).pairwise(x, c)
+        want = np.array([[transport_lp(p, q, ground) for q in c] for p in x])
+        np.testing.assert_allclose(got, want, atol=1e-9)
+        np.testing.assert_allclose(EMDLine(pos).ground(c), EMDLine(pos).ground(c).T, atol=1e-12)
+
+
+def test_ground_emd_equals_the_transport_lp():
+    rng = np.random.default_rng(21)
+    for d in (2, 5, 9):
+        pts = rng.random((d, 2))
+        ground = np.sqrt(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1))
+        x, c = random_histograms(rng, 5, d), random_histograms(rng, 3, d)
+        got = EMDGround(ground).pairwise(x, c)
+        want = np.array([[transport_lp(p, q, ground) for q in c] for p in x])
+        np.testing.assert_allclose(got, want, atol=1e-9)
+        assert emd(x[0], c[1], ground) == pytest.approx(want[0, 1], abs=1e-9)
+        g = EMDGround(ground).ground(c)
+        assert np.allclose(g, g.T) and np.all(np.diag(g) == 0)
+
+
+def test_euclidean_ground_is_the_distance_between_centres():
+    c = np.array([[0.0, 0.0], [3.0, 4.0]])
+    np.testing.assert_allclose(Euclidean().ground(c), [[0, 5], [5, 0]])
+
+
+def test_kmeans_under_emd_assigns_to_the_lp_nearest_centre_and_reports_its_cost():
+    rng = np.random.default_rng(22)
+    d = 6
+    pts = rng.random((d, 2))
+    ground = np.sqrt(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1))
+    metric = EMDGround(ground)
+    x = random_histograms(rng, 14, d)
+    w = rng.random(14)
+    w /= w.sum()
+    labels, centres, cost = kmeans(x, w, metric, 3, seed=5, n_init=2)
+    lp = np.array([[transport_lp(p, q, ground) for q in centres] for p in x])
+    assert np.allclose(lp[np.arange(len(x)), labels], lp.min(axis=1), atol=1e-9)
+    assert cost == pytest.approx(float(w @ lp.min(axis=1)), abs=1e-9)
+    # each centre is the weighted mean histogram of its cluster (the published update), or
+    # the clustering is the assignment to centres of the run's best earlier step
+    lab2, _, cost2 = assign(x, w, metric, centres)
+    assert cost2 == pytest.approx(cost) and np.array_equal(lab2, labels)
+    curve, cents = error_curve(x, w, metric, 14, lambda k: 100 + k, n_init=2)
+    assert np.all(np.diff(curve) <= 1e-12) and curve[-1] == 0.0
+    again = kmeans(x, w, metric, 3, seed=5, n_init=2)
+    assert np.array_equal(again[0], labels)  # seeded
+
+
+def test_ochs_vectors_equal_enumeration_over_the_opponent_cards():
+    tree = hand_tree()
+    cards = tree[2].cards.astype(np.int64)
+    k = 5
+    cluster = opponent_clusters(k)
+    assert sorted(set(cluster.tolist())) == list(range(k))
+    vec = ochs_vectors(cluster)
+    assert vec.shape == (len(cards), k)
+    rng = np.random.default_rng(23)
+    for i in rng.choice(len(cards), 150, replace=False):
+        own = [int(c) for c in cards[i]]
+        mine = int(hand_rank3(np.array([own]))[0])
+        total = np.zeros(k)
+        count = np.zeros(k)
+        for o in range(52):
+            if o in own:
+                continue
+            theirs = int(hand_rank3(np.array([[o, own[1], own[2]]]))[0])
+            j = cluster[o // 4]
+            total[j] += 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+            count[j] += 1
+        np.testing.assert_allclose(vec[i], total / count, atol=1e-12)
+    # weighted by the opponent cards of each cluster, the vector is the hand's exact equity
+    # (the ETL's independent win/tie/loss counts)
+    n_cards = np.zeros((len(cards), k))
+    for o in range(52):
+        n_cards[(cards != o).all(axis=1), cluster[o // 4]] += 1
+    np.testing.assert_allclose((vec * n_cards).sum(1) / 49, tree[2].equity, atol=1e-12)
+
+
+def test_thirteen_opponent_clusters_are_the_ranks_in_order():
+    assert np.array_equal(opponent_clusters(13), np.arange(13))
+
+
+def check_nested(game, model, requested):
+    for r, res in enumerate(model.rounds_):
+        assert res.bucket.shape == (len(game.rounds[r]),)
+        assert np.array_equal(np.unique(res.bucket), np.arange(res.n_buckets))
+        if r:
+            prev = model.rounds_[r - 1].bucket[game.rounds[r].parent]
+            pairs = np.unique(np.stack([res.bucket, prev], axis=1), axis=0)
+            assert len(pairs) == res.n_buckets  # perfect recall: one parent per bucket
+            assert np.array_equal(res.parent[pairs[:, 0]], pairs[:, 1])
+            assert res.report["ip_objective"] <= res.report["equal_split_error"] + 1e-15
+    assert model.buckets_ == requested
+
+
+@pytest.mark.parametrize("cls", [PotentialAwareEMD, OpponentClusterHandStrength])
+def test_rhode_island_builds(cls):
+    game = rhode_island()
+    model = cls(SMALL, random_state=0, n_init=1).fit(game)
+    check_nested(game, model, SMALL)
+
+
+def test_emd_feature_is_seeded_and_sums_to_one():
+    game = rhode_island()
+    m = PotentialAwareEMD(SMALL, random_state=3, n_init=1)
+    feat = m._features(game, SMALL)
+    rows = np.flatnonzero(game.rounds[1].parent == 12)  # the aces' flop hands
+    a, b = feat(1, rows, 12), feat(1, rows, 12)
+    assert np.array_equal(a.x, b.x) and np.array_equal(a.metric.matrix, b.metric.matrix)
+    np.testing.assert_allclose(a.x.sum(axis=1), 1.0)
+    g = a.metric.matrix
+    assert g.shape == (a.x.shape[1],) * 2 and np.allclose(g, g.T) and np.all(np.diag(g) == 0)
+
+
+def test_ochs_needs_rhode_island():
+    game = rhode_island()
+    other = GameHands("holdem", game.rounds)
+    with pytest.raises(ValueError, match="rhode-island"):
+        OpponentClusterHandStrength(SMALL).fit(other)
