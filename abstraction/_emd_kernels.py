@@ -22,3 +22,37 @@ def emd_line_pairwise(cx, cc, gaps):
                 s += abs(cx[i, b] - cc[j, b]) * gaps[b]
             out[i, j] = s
     return out
+
+
+@njit(cache=True)
+def emd_line_assign(cx, cc, gaps):
+    """Nearest centre (by ``emd_line_pairwise``'s distance) of every cumulative row."""
+    n, d = cx.shape
+    k = cc.shape[0]
+    labels = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        best, arg = np.inf, 0
+        for j in range(k):
+            s = 0.0
+            for b in range(d - 1):
+                s += abs(cx[i, b] - cc[j, b]) * gaps[b]
+                if s >= best:
+                    break
+            if s < best:
+                best, arg = s, j
+        labels[i] = arg
+    return labels
+
+
+@njit(cache=True)
+def emd_line_to(cx, cc, labels, gaps):
+    """Distance of every cumulative row to its assigned centre."""
+    n, d = cx.shape
+    out = np.empty(n)
+    for i in range(n):
+        c = labels[i]
+        s = 0.0
+        for b in range(d - 1):
+            s += abs(cx[i, b] - cc[c, b]) * gaps[b]
+        out[i] = s
+    return out

@@ -13,8 +13,10 @@ from abstraction.games import GAMES, HAND_COUNTS, ROUNDS, rhode_island
 from abstraction.holdem import holdem_hands
 from abstraction.methods import METHODS, PotentialAware
 from abstraction.public_board import public_board_buckets
+from abstraction.strategy_features import strategy_vectors
 from etl.cluster import check_scheduler
 from schema.errors import UserError
+from schema.paths import data_dir as resolve_data_dir
 
 METHOD_NAMES = tuple(METHODS)  # the order --help lists them
 
@@ -50,6 +52,19 @@ def _parse_intermediate(text: str | None):
             from None
 
 
+def _parse_rounds(text: str | None, game: str) -> tuple[int, ...] | None:
+    if text is None:
+        return None
+    try:
+        rounds = tuple(int(x) - 1 for x in text.split(","))
+    except ValueError:
+        raise UserError(f"--strategy-rounds must be comma-separated round numbers, got "
+                        f"{text!r}") from None
+    if any(r not in range(ROUNDS[game]) for r in rounds):
+        raise UserError(f"--strategy-rounds: {game} has rounds 1..{ROUNDS[game]}, got {text!r}")
+    return rounds
+
+
 def load_game(game: str, data_dir, workers: int, method: str = "pa", progress: bool = False):
     if game == "rhode-island":
         return rhode_island()
@@ -73,7 +88,8 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
           n_init: int = 4, kmax: int | None = None, kmax_factor: float | None = None,
           intermediate: str | None = None, replace: bool = False,
           progress: bool = False, scheduler: str | None = None,
-          opponent_clusters: int | None = None) -> Built:
+          opponent_clusters: int | None = None, from_strategy: str | None = None,
+          strategy_rounds: str | None = None) -> Built:
     """Build abstraction ``name`` (default ``GAME-METHOD-B1-B2...``) and store it, as
     ``cli.py build-abstraction`` does (its options, validated up front).
 
@@ -105,6 +121,13 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
         raise UserError(f"--buckets is required for method {args.method}")
     if opponent_clusters is not None and args.method != "ochs":
         raise UserError(f"--opponent-clusters applies to --method ochs, not {args.method}")
+    if (from_strategy is not None or strategy_rounds is not None) and args.method != "strategy":
+        raise UserError(f"--from-strategy and --strategy-rounds apply to --method strategy, "
+                        f"not {args.method}")
+    if args.method == "strategy" and from_strategy is None:
+        raise UserError("--method strategy needs --from-strategy NAME (a solved Rhode Island "
+                        "strategy on an abstraction, e.g. the lossless one)")
+    rounds = _parse_rounds(strategy_rounds, args.game)
     if args.workers is None:
         args.workers = (os.cpu_count() or 1) if args.game == "holdem" else 1
     if args.workers < 1:
@@ -132,6 +155,12 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
         kwargs["intermediate"] = _parse_intermediate(args.intermediate)
     if opponent_clusters is not None:
         kwargs["opponent_clusters"] = opponent_clusters
+    if args.method == "strategy":
+        try:
+            vectors = strategy_vectors(resolve_data_dir(args.data_dir), from_strategy)
+        except (ValueError, FileNotFoundError) as exc:
+            raise UserError(f"--from-strategy: {exc}") from None
+        kwargs.update(vectors=vectors, rounds=rounds, from_strategy=from_strategy)
     if args.method == "lossless":
         kwargs = {"random_state": args.seed}
     model = METHODS[args.method](buckets, **kwargs)

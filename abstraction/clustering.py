@@ -23,7 +23,8 @@ import numpy as np
 from abstraction import metric_kmeans
 from abstraction._kmeans1d_kernels import backtrack, optimal_1d
 from abstraction._points_kernels import dedupe_sorted, row_hashes
-from abstraction.lloyd import incremental_curve
+from abstraction.emd import EMDLine
+from abstraction.lloyd import LineEMD, incremental_curve, refine
 
 #: Multi-dimensional parents with more distinct points than this get the incremental Lloyd
 #: error curve (``abstraction.lloyd``) instead of k-means++ restarts for every k.
@@ -78,7 +79,19 @@ class Histograms:
 
 def is_large(points: "Points") -> bool:
     """Whether ``error_curve`` prices these points incrementally (``abstraction.lloyd``)."""
-    return points.metric is None and points.x.shape[1] > 1 and len(points) > LARGE
+    return ((points.metric is None or isinstance(points.metric, EMDLine))
+            and points.x.shape[1] > 1 and len(points) > LARGE)
+
+
+def refine_points(points: "Points", centroids: np.ndarray):
+    """A large parent's clustering run to convergence from ``centroids`` (``is_large``):
+    (labels per distinct point, centroids, error)."""
+    if points.metric is None:
+        return refine(points.x, points.w, centroids)
+    m = points.metric  # EMD on a line: Lloyd on the cumulative rows
+    labels, cents, err = refine(m.cdf(points.x), points.w, m.cdf(centroids),
+                                dist=LineEMD(m.gaps))
+    return labels, m.from_cdf(cents), err
 
 
 def single_threaded():
@@ -184,6 +197,11 @@ def error_curve(points: Points, kmax: int, random_state: int, path: tuple[int, .
     to its nearest centroid.
     """
     kmax = max(1, min(kmax, len(points)))
+    if is_large(points) and points.metric is not None:
+        m = points.metric
+        curve, cents = incremental_curve(m.cdf(points.x), points.w, kmax,
+                                         seed_for(random_state, *path), dist=LineEMD(m.gaps))
+        return curve, [m.from_cdf(c) for c in cents]
     if points.metric is not None:
         return metric_kmeans.error_curve(points.x, points.w, points.metric, kmax,
                                          lambda k: seed_for(random_state, *path, k), n_init)

@@ -47,6 +47,12 @@ def register(subparsers) -> None:
                         "(blank = default)")
     p.add_argument("--opponent-clusters", type=int, default=None,
                    help="ochs: clusters of opponent starting hands (default 8)")
+    p.add_argument("--from-strategy", default=None, metavar="NAME",
+                   help="strategy: the solved strategy whose play clusters the hands (a Rhode "
+                        "Island strategy on an abstraction, e.g. the lossless one)")
+    p.add_argument("--strategy-rounds", default=None, metavar="R1,R2",
+                   help="strategy: the rounds (1-based) clustered by strategy vectors "
+                        "(default all; the others potential-aware)")
     p.add_argument("--public-board", action="store_true",
                    help="rhode-island: play the abstraction with the public cards visible, "
                         "i.e. buckets refined by the board when solving (always on for "
@@ -69,7 +75,8 @@ def build_command(args: argparse.Namespace) -> int:
                    kmax_factor=args.kmax_factor,
                    intermediate=getattr(args, "intermediate", None), replace=args.replace,
                    progress=True, scheduler=args.scheduler,
-                   opponent_clusters=args.opponent_clusters)
+                   opponent_clusters=args.opponent_clusters, from_strategy=args.from_strategy,
+                   strategy_rounds=args.strategy_rounds)
     print("\n".join(summary_lines(result)))
     return 0
 

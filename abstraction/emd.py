@@ -16,6 +16,7 @@ the distances between those clusters' centres as ground.
   et al., "POT: Python Optimal Transport", JMLR 2021).
 - ``Euclidean``: L2, the distance between centres of clusters built by ordinary k-means (the
   ground above a round clustered with L2, e.g. OCHS vectors).
+- ``L1``: the Manhattan distance between strategy vectors (strategy-based abstraction).
 
 A metric's ``pairwise(x, c)`` gives the (n, k) distances from the rows of ``x`` to those of
 ``c``; ``ground(c)`` the (k, k) distances between centres, the ground of the round above.
@@ -26,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import ot  # POT (Python Optimal Transport): the network simplex for a general ground
 
 from abstraction._emd_kernels import emd_line_pairwise
 
@@ -42,10 +44,26 @@ class EMDLine:
             raise ValueError("positions must be a non-empty 1-D array")
         object.__setattr__(self, "positions", pos)
 
-    def _cdf(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    @property
+    def gaps(self) -> np.ndarray:
+        """Distances between consecutive sorted support points (the last one 0)."""
+        return np.append(np.diff(np.sort(self.positions, kind="stable")), 0.0)
+
+    def cdf(self, x: np.ndarray) -> np.ndarray:
+        """Cumulative sums of the rows over the sorted support: EMD is then the L1 distance
+        weighted by ``gaps``, and a mean of histograms the mean of their cumulative rows."""
         order = np.argsort(self.positions, kind="stable")
-        gaps = np.append(np.diff(self.positions[order]), 0.0)
-        return np.ascontiguousarray(np.cumsum(np.asarray(x, dtype=np.float64)[:, order], axis=1)), gaps
+        return np.ascontiguousarray(np.cumsum(np.asarray(x, dtype=np.float64)[:, order], axis=1))
+
+    def from_cdf(self, cx: np.ndarray) -> np.ndarray:
+        """Histograms (support in the given order) of cumulative rows."""
+        order = np.argsort(self.positions, kind="stable")
+        out = np.empty_like(cx)
+        out[:, order] = np.diff(cx, axis=1, prepend=0.0)
+        return out
+
+    def _cdf(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.cdf(x), self.gaps
 
     def pairwise(self, x: np.ndarray, c: np.ndarray) -> np.ndarray:
         cx, gaps = self._cdf(np.atleast_2d(x))
@@ -69,8 +87,6 @@ class EMDGround:
         object.__setattr__(self, "matrix", np.ascontiguousarray(m))
 
     def pairwise(self, x: np.ndarray, c: np.ndarray) -> np.ndarray:
-        import ot  # POT: imported on use (it is only needed by EMD methods)
-
         x, c = np.atleast_2d(x), np.atleast_2d(c)
         out = np.empty((len(x), len(c)))
         for i, p in enumerate(x):
@@ -100,6 +116,21 @@ class Euclidean:
         g = self.pairwise(c, c)
         np.fill_diagonal(g, 0.0)
         return g
+
+
+@dataclass(frozen=True)
+class L1:
+    """Manhattan distance (strategy vectors: ``abstraction.strategy_features``)."""
+
+    def pairwise(self, x: np.ndarray, c: np.ndarray) -> np.ndarray:
+        x, c = np.atleast_2d(x), np.atleast_2d(c)
+        out = np.empty((len(x), len(c)))
+        for j in range(len(c)):
+            out[:, j] = np.abs(x - c[j]).sum(axis=1)
+        return out
+
+    def ground(self, c: np.ndarray) -> np.ndarray:
+        return self.pairwise(c, c)
 
 
 def emd(p: np.ndarray, q: np.ndarray, ground: np.ndarray) -> float:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from abstraction.clustering import Histograms, Points, kmeans, seed_for
-from abstraction.emd import EMDGround, EMDLine, Euclidean
+from abstraction.emd import L1, EMDGround, EMDLine, Euclidean
 from abstraction.hands import GameHands
 
 
@@ -199,4 +199,19 @@ class OCHSFeature(EMDPotentialFeature):
     def __call__(self, r: int, rows: np.ndarray, parent: int):
         if r == len(self.hands.rounds) - 1:
             return self.vectors[rows]
+        return super().__call__(r, rows, parent)
+
+
+@dataclass(frozen=True)
+class StrategyFeature(PotentialFeature):
+    """Strategy-based (``abstraction.strategy_features``): in the rounds of ``rounds`` a hand's
+    feature is its strategy vector from a solved finer game (``vectors[r]``, one row per hand),
+    clustered by k-means under L1; the other rounds are potential-aware as ``pa``."""
+
+    vectors: tuple | None = None
+    rounds: tuple = ()
+
+    def __call__(self, r: int, rows: np.ndarray, parent: int):
+        if r in self.rounds:
+            return Histograms(self.vectors[r][rows], L1())
         return super().__call__(r, rows, parent)

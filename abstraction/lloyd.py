@@ -13,12 +13,20 @@ the curve is non-increasing. The k the IP picks is then run to convergence (``re
 
 Distances for the assignment step are float32 matrix products (|x|^2 - 2 x.c + |c|^2, one
 BLAS call per pass); every reported error is recomputed exactly in float64.
+
+The same incremental curve serves k-means under the earth mover's distance on a line
+(``abstraction.emd.EMDLine``, potential-aware EMD on equity histograms): given the rows'
+cumulative sums, EMD is an L1 distance weighted by the gaps between support points and the
+mean histogram is the mean cumulative row, so only the distance changes (``LineEMD``: the
+error is then a weighted sum of distances, the seeding D-weighted, as in
+``abstraction.metric_kmeans``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from abstraction._emd_kernels import emd_line_assign, emd_line_pairwise, emd_line_to
 from abstraction._lloyd_kernels import centroid_sums, sq_dist_to
 
 #: Lloyd iterations per k while pricing the curve, and when refining the chosen k.
@@ -28,27 +36,63 @@ REFINE_ITERS = 100
 RTOL = 1e-5
 
 
-def _assign(x: np.ndarray, c: np.ndarray) -> np.ndarray:
-    c32 = c.astype(np.float32)
-    dist = x @ c32.T
-    dist *= -2.0
-    dist += np.einsum("ij,ij->i", c32, c32)[None, :]
-    return dist.argmin(axis=1)
+class SquaredL2:
+    """k-means' own error: squared Euclidean distances (float32 rows, BLAS assignment)."""
+
+    def prepare(self, x):
+        return np.ascontiguousarray(x, dtype=np.float32)
+
+    def assign(self, x, c):
+        c32 = c.astype(np.float32)
+        dist = x @ c32.T
+        dist *= -2.0
+        dist += np.einsum("ij,ij->i", c32, c32)[None, :]
+        return dist.argmin(axis=1)
+
+    def to_assigned(self, x, c, lab):
+        return sq_dist_to(x, c, lab)
+
+    def to_candidates(self, x, xc):
+        dc = x @ xc.T
+        dc *= -2.0
+        dc += np.einsum("ij,ij->i", x, x)[:, None]
+        dc += np.einsum("ij,ij->i", xc, xc)[None, :]
+        np.maximum(dc, 0.0, out=dc)
+        return dc
 
 
-def _lloyd(x, w, c, max_iter: int, rtol: float = RTOL):
+class LineEMD:
+    """EMD on a line between rows given as cumulative sums (``EMDLine.cdf``) with ``gaps``."""
+
+    def __init__(self, gaps: np.ndarray):
+        self.gaps = np.ascontiguousarray(gaps, dtype=np.float64)
+
+    def prepare(self, x):
+        return np.ascontiguousarray(x, dtype=np.float64)
+
+    def assign(self, x, c):
+        return emd_line_assign(x, np.ascontiguousarray(c), self.gaps)
+
+    def to_assigned(self, x, c, lab):
+        return emd_line_to(x, np.ascontiguousarray(c), lab, self.gaps)
+
+    def to_candidates(self, x, xc):
+        return emd_line_pairwise(x, np.ascontiguousarray(xc, dtype=np.float64), self.gaps)
+
+
+def _lloyd(x, w, c, max_iter: int, rtol: float = RTOL, dist=SquaredL2()):
     """Lloyd iterations from centroids ``c``; returns (centroids, labels, d2, error), the
     labels being the nearest centroid of every point and the error ``w @ d2`` (exact)."""
-    lab = _assign(x, c)
-    d2 = sq_dist_to(x, c, lab)
+    lab = dist.assign(x, c)
+    d2 = dist.to_assigned(x, c, lab)
     err = float(w @ d2)
     for _ in range(max_iter):
         sums, ws = centroid_sums(x, w, lab, len(c))
         new = c.copy()
         nz = ws > 0
         new[nz] = sums[nz] / ws[nz, None]
-        lab2 = _assign(x, new)
-        d22 = sq_dist_to(x, new, lab2)
+        lab2 = dist.assign(x, new)
+        d22 = dist.to_assigned(x, new, lab2)
         err2 = float(w @ d22)
         if err2 >= err:  # converged (or float32 ties): keep the better clustering
             break
@@ -60,21 +104,22 @@ def _lloyd(x, w, c, max_iter: int, rtol: float = RTOL):
 
 
 def incremental_curve(x: np.ndarray, w: np.ndarray, kmax: int, seed: int,
-                      iters: int = CURVE_ITERS) -> tuple[np.ndarray, list[np.ndarray]]:
+                      iters: int = CURVE_ITERS,
+                      dist=SquaredL2()) -> tuple[np.ndarray, list[np.ndarray]]:
     """Error curve c[k-1] for k = 1..min(kmax, n) and the centroids of every k.
 
     Args:
         x: (n, d) distinct points; w: their weights (summing to 1).
         seed: seed of the D^2 sampling.
+        dist: ``SquaredL2()`` (k-means) or ``LineEMD(gaps)`` on cumulative rows.
     """
-    x = np.ascontiguousarray(x, dtype=np.float32)
+    x = dist.prepare(x)
     w = np.asarray(w, dtype=np.float64)
     n = len(x)
     kmax = max(1, min(int(kmax), n))
     rng = np.random.default_rng(seed)
-    xx = np.einsum("ij,ij->i", x, x)
     c = ((w @ x.astype(np.float64)) / w.sum())[None, :]
-    c, _, d2, err = _lloyd(x, w, c, 0)
+    c, _, d2, err = _lloyd(x, w, c, 0, dist=dist)
     curve = [err]
     cents = [c.copy()]
     for k in range(2, kmax + 1):
@@ -83,26 +128,21 @@ def incremental_curve(x: np.ndarray, w: np.ndarray, kmax: int, seed: int,
         if total <= 0.0:  # every point sits on a centre: more clusters cannot help
             break
         cand = rng.choice(n, size=2 + int(np.log(k)), p=p / total)
-        xc = x[cand]
-        dc = x @ xc.T
-        dc *= -2.0
-        dc += xx[:, None]
-        dc += np.einsum("ij,ij->i", xc, xc)[None, :]
-        np.maximum(dc, 0.0, out=dc)
+        dc = dist.to_candidates(x, x[cand])
         gain = w @ np.minimum(d2[:, None], dc)
         c = np.vstack([c, x[cand[int(np.argmin(gain))]].astype(np.float64)])
-        c, _, d2, err = _lloyd(x, w, c, iters)
+        c, _, d2, err = _lloyd(x, w, c, iters, dist=dist)
         curve.append(err)
         cents.append(c.copy())
     return np.asarray(curve), cents
 
 
-def refine(x: np.ndarray, w: np.ndarray, c: np.ndarray,
-           max_iter: int = REFINE_ITERS) -> tuple[np.ndarray, np.ndarray, float]:
+def refine(x: np.ndarray, w: np.ndarray, c: np.ndarray, max_iter: int = REFINE_ITERS,
+           dist=SquaredL2()) -> tuple[np.ndarray, np.ndarray, float]:
     """Lloyd to convergence from ``c``; returns (labels, centroids without empty clusters,
-    weighted sum of squared distances)."""
-    x = np.ascontiguousarray(x, dtype=np.float32)
+    weighted sum of squared distances, or of distances under ``LineEMD``)."""
+    x = dist.prepare(x)
     c, lab, _, err = _lloyd(x, np.asarray(w, dtype=np.float64), np.asarray(c, np.float64),
-                            max_iter)
+                            max_iter, dist=dist)
     used, lab = np.unique(lab, return_inverse=True)
     return lab.ravel(), c[used], err

@@ -7,6 +7,8 @@
 - ``PotentialAwareEMD`` (``pa-emd``): the same with the earth mover's distance (Ganzfried &
   Sandholm, AAAI 2014).
 - ``OpponentClusterHandStrength`` (``ochs``): Johanson, Burch, Valenzano & Bowling, AAMAS 2013.
+- ``StrategyBased`` (``strategy``): hands clustered by their play in a solved finer game
+  (Gilpin's thesis, CMU 2009, ch. 6).
 - ``Lossless`` (``lossless``): the ordered game isomorphism of GameShrink (Gilpin & Sandholm,
   "Lossless abstraction of imperfect information games", JACM 2007) for Rhode Island Hold'em:
   hands of a round share a bucket when they share the parent bucket and have the same
@@ -42,7 +44,7 @@ from typing import Sequence
 import numpy as np
 
 from abstraction.features import (EMDPotentialFeature, EquityFeature, OCHSFeature,
-                                  PotentialFeature)
+                                  PotentialFeature, StrategyFeature)
 from abstraction.ochs import ochs_vectors, opponent_clusters
 from abstraction.hands import GameHands
 from abstraction.tree import build_tree, round_result
@@ -373,7 +375,60 @@ class OpponentClusterHandStrength(PotentialAware):
         return {**super().params(), "opponent_clusters": self.opponent_clusters}
 
 
+class StrategyBased(PotentialAware):
+    """Strategy-based (GS4; Gilpin's thesis ch. 6): the hands of the rounds in ``rounds``
+    (default all) clustered by the L1 distance between their strategy vectors in a solved finer
+    game (``vectors``: per round, one row per hand, from
+    ``abstraction.strategy_features.strategy_vectors``), the other rounds potential-aware as
+    ``pa``. Rhode Island Hold'em, from any stored strategy on an abstraction (the lossless one
+    gives the real game's play)."""
+
+    method = "strategy"
+    games = ("rhode-island",)
+
+    def __init__(self, buckets, random_state: int = 0, n_init: int = 4, kmax: int | None = None,
+                 workers: int = 1, progress: bool = False,
+                 intermediate: Sequence[int | None] | None = None,
+                 kmax_factor: float | None = None, public_board: bool = False,
+                 scheduler: str | None = None, vectors: Sequence[np.ndarray] | None = None,
+                 rounds: Sequence[int] | None = None, from_strategy: str | None = None):
+        super().__init__(buckets, random_state, n_init, kmax, workers, progress, intermediate,
+                         kmax_factor, public_board, scheduler)
+        self.vectors = vectors
+        self.rounds = rounds
+        self.from_strategy = from_strategy
+
+    def _check_params(self, hands):
+        buckets = super()._check_params(hands)
+        if hands.game not in self.games:
+            raise ValueError(f"strategy is implemented for rhode-island, not {hands.game}")
+        if self.vectors is None:
+            raise ValueError("strategy needs the strategy vectors of a solved game (vectors=, "
+                             "or --from-strategy NAME)")
+        rounds = self._rounds(hands)
+        for r in rounds:
+            if r not in range(len(hands.rounds)):
+                raise ValueError(f"rounds: no round {r} in {hands.game}")
+            if len(self.vectors[r]) != len(hands.rounds[r]):
+                raise ValueError(f"vectors[{r}] has {len(self.vectors[r])} rows for the "
+                                 f"{len(hands.rounds[r])} hands of round {r}")
+        return buckets
+
+    def _rounds(self, hands) -> tuple[int, ...]:
+        return tuple(range(len(hands.rounds))) if self.rounds is None else \
+            tuple(int(r) for r in self.rounds)
+
+    def _features(self, hands, buckets):
+        inter = None if self.intermediate is None else tuple(self.intermediate)
+        return StrategyFeature(hands, buckets, inter, int(self.random_state), self.n_init,
+                               vectors=tuple(self.vectors), rounds=self._rounds(hands))
+
+    def params(self) -> dict:
+        return {**super().params(), "from_strategy": self.from_strategy,
+                "strategy_rounds": None if self.rounds is None else list(self.rounds)}
+
+
 #: Every method, in the order ``--help`` lists them; a new method is added here only.
 METHODS = {"pa": PotentialAware, "eb": ExpectationBased, "eb2": ExpectationSquared,
            "pa-emd": PotentialAwareEMD, "ochs": OpponentClusterHandStrength,
-           "lossless": Lossless}
+           "strategy": StrategyBased, "lossless": Lossless}

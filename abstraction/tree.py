@@ -23,8 +23,7 @@ from joblib import Parallel, delayed, parallel_config
 
 from abstraction.allocation import allocate, equal_split
 from abstraction.clustering import (Histograms, Points, assign, error_curve, is_large, kmeans,
-                                   seed_for, single_threaded)
-from abstraction.lloyd import refine
+                                   refine_points, seed_for, single_threaded)
 from abstraction.hands import GameHands
 from etl.cluster import dask_client
 from schema.progress import progress_bar
@@ -243,7 +242,7 @@ def _refine_task(features, r, rows, i, weight, centroids):
     """Per-hand labels, centroids and error of a large parent's clustering: Lloyd's algorithm
     run to convergence from the centroids the allocation IP chose."""
     pts = _points(features, r, rows, i, weight)
-    labels, cents, sse = refine(pts.x, pts.w, centroids)
+    labels, cents, sse = refine_points(pts, centroids)
     return labels[pts.inverse], cents, sse
 
 

@@ -21,7 +21,18 @@ reached; in the DuckDB ``strategies`` view (``union_by_name``) their ``reached``
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pyarrow as pa
+
+STRATEGIES_DIR = "strategies"
+TABLE_FILE = "strategy.parquet"
+
+
+def strategy_path(data_dir, name: str) -> Path:
+    """Where strategy ``name``'s table lives: ``<data_dir>/strategies/<name>/strategy.parquet``."""
+    return Path(data_dir) / STRATEGIES_DIR / name / TABLE_FILE
+
 
 STRATEGY_SCHEMA = pa.schema([
     pa.field("strategy", pa.dictionary(pa.int32(), pa.string()), nullable=False),

@@ -18,18 +18,10 @@ import pyarrow.parquet as pq
 
 from schema.errors import UserError, first_line
 from schema.storage import atomic_write_parquet
-from schema.strategy import (FORMAT_KEY, FORMATS, STRATEGY_REACHED_SCHEMA, STRATEGY_SCHEMA,
-                             with_format)
+from schema.strategy import (FORMAT_KEY, FORMATS, STRATEGIES_DIR, STRATEGY_REACHED_SCHEMA,  # noqa: F401
+                             STRATEGY_SCHEMA, TABLE_FILE, strategy_path, with_format)
 from solve.games.compile import ACTION_NAMES, CompiledGame
 from solve.strategy import Strategy
-
-STRATEGIES_DIR = "strategies"
-TABLE_FILE = "strategy.parquet"
-
-
-def strategy_path(data_dir: Path, name: str) -> Path:
-    return Path(data_dir) / STRATEGIES_DIR / name / TABLE_FILE
-
 
 def _rows(game: CompiledGame):
     nact = game.info_nact.astype(np.int64)

@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
+from abstraction import clustering
 from abstraction.emd import EMDGround, EMDLine, Euclidean, emd
 from abstraction.games import rhode_island
 from abstraction.hands import GameHands
 from abstraction.methods import OpponentClusterHandStrength, PotentialAwareEMD
+from abstraction.lloyd import LineEMD, incremental_curve
 from abstraction.metric_kmeans import assign, error_curve, kmeans
 from abstraction.ochs import ochs_vectors, opponent_clusters
 from etl.rhode_island import hand_rank3, hand_tree
@@ -165,3 +167,40 @@ def test_ochs_needs_rhode_island():
     other = GameHands("holdem", game.rounds)
     with pytest.raises(ValueError, match="rhode-island"):
         OpponentClusterHandStrength(SMALL).fit(other)
+
+
+def test_incremental_line_emd_curve_prices_each_k_by_its_nearest_centre_distances():
+    """The large-parent path under EMD on a line: cumulative rows, gap-weighted L1."""
+    rng = np.random.default_rng(24)
+    bins = 12
+    metric = EMDLine((np.arange(bins) + 0.5) / bins)
+    base = random_histograms(rng, 6, bins, zeros=False)
+    x = base[rng.integers(0, 6, 1500)] + 0.01 * rng.random((1500, bins))
+    x /= x.sum(axis=1, keepdims=True)
+    w = rng.random(1500)
+    w /= w.sum()
+    pts = clustering.Points.from_hands(x, w, metric=metric)
+    curve, cents = incremental_curve(metric.cdf(pts.x), pts.w, 10, seed=2, dist=LineEMD(metric.gaps))
+    assert np.all(np.diff(curve) <= 1e-12)
+    for k in (1, 4, 8):
+        c = metric.from_cdf(cents[k - 1])
+        np.testing.assert_allclose(c.sum(axis=1), 1.0)
+        assert curve[k - 1] == pytest.approx(float(pts.w @ metric.pairwise(pts.x, c).min(1)),
+                                             rel=1e-9)
+    labels, c, err = clustering.refine_points(pts, metric.from_cdf(cents[5]))
+    assert err <= curve[5] * (1 + 1e-9)
+    d = metric.pairwise(pts.x, c)
+    assert np.array_equal(labels, d.argmin(axis=1))
+    assert err == pytest.approx(float(pts.w @ d.min(axis=1)), rel=1e-9)
+
+
+def test_pa_emd_large_parent_path_gives_a_nested_tree(monkeypatch):
+    """Every multi-dimensional EMD-on-a-line parent priced incrementally (as Texas Hold'em's
+    flop and turn parents are): still one parent per bucket, the requested counts, seeded."""
+    monkeypatch.setattr(clustering, "LARGE", 8)
+    game = rhode_island()
+    fits = [PotentialAwareEMD((13, 25, 125), random_state=0, n_init=1).fit(game)
+            for _ in range(2)]
+    check_nested(game, fits[0], (13, 25, 125))
+    for a, b in zip(fits[0].rounds_, fits[1].rounds_):
+        assert np.array_equal(a.bucket, b.bucket)

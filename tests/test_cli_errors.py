@@ -167,7 +167,7 @@ def test_argparse_errors_are_one_line(tmp_path, capsys, monkeypatch, args, start
     (("solve", "--game", "rhode-island", "--abstraction", "a", "--algorithm", "egt"),
      "--algorithm egt solves the classic game trees, without --abstraction"),
     (("build-abstraction", "--game", "rhode-island", "--method", "eb", "--buckets", "13,25,125",
-      "--intermediate", ",,200"), "--intermediate applies to --method pa, not eb"),  # was ignored
+      "--intermediate", ",,200"), "--intermediate applies to the potential-aware methods (pa, pa-emd, ochs), not eb"),  # was ignored
 ])
 def test_conflicting_or_empty_input(tmp_path, capsys, monkeypatch, args, starts):
     rc, out, err = _main(capsys, monkeypatch, tmp_path, *args)

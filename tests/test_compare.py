@@ -275,7 +275,7 @@ def test_side_by_side_pairs_the_hidden_and_public_runs_of_each_build(monkeypatch
             self.rows = rows
 
         def execute(self, sql, params):
-            assert params == ["rhode-island"] and "abstraction_summary" in sql
+            assert params == ["rhode-island", list(experiment.RI_METHODS)] and "abstraction_summary" in sql
             return self
 
         def fetchall(self):
