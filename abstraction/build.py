@@ -12,6 +12,7 @@ from abstraction import store
 from abstraction.games import GAMES, HAND_COUNTS, ROUNDS, rhode_island
 from abstraction.holdem import holdem_hands
 from abstraction.methods import METHODS, PotentialAware
+from abstraction.imperfect_recall import KIND_OF_METHOD
 from abstraction.public_board import public_board_buckets
 from abstraction.strategy_features import strategy_vectors
 from etl.cluster import check_scheduler
@@ -20,7 +21,9 @@ from schema.paths import data_dir as resolve_data_dir
 
 METHOD_NAMES = tuple(METHODS)  # the order --help lists them
 
-def parse_buckets(text: str | None, game: str) -> tuple[int, ...] | None:
+def parse_buckets(text: str | None, game: str, nested: bool = True) -> tuple[int, ...] | None:
+    """Bucket counts per round; ``nested`` (perfect recall): never fewer than the round
+    before (every bucket needs a child)."""
     if text is None:
         return None
     try:
@@ -33,7 +36,7 @@ def parse_buckets(text: str | None, game: str) -> tuple[int, ...] | None:
     for r, k in enumerate(counts):
         if k < 1:
             raise UserError(f"--buckets: round {r} needs at least 1 bucket, got {k}")
-        if r and k < counts[r - 1]:
+        if nested and r and k < counts[r - 1]:
             raise UserError(f"--buckets: round {r} has {k} buckets, fewer than round {r - 1} "
                             f"({counts[r - 1]})")
         if k > HAND_COUNTS[game][r]:
@@ -89,7 +92,7 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
           intermediate: str | None = None, replace: bool = False,
           progress: bool = False, scheduler: str | None = None,
           opponent_clusters: int | None = None, from_strategy: str | None = None,
-          strategy_rounds: str | None = None) -> Built:
+          strategy_rounds: str | None = None, recall: str = "perfect") -> Built:
     """Build abstraction ``name`` (default ``GAME-METHOD-B1-B2...``) and store it, as
     ``cli.py build-abstraction`` does (its options, validated up front).
 
@@ -112,11 +115,22 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
                         f"only")
     if args.public_board and args.game != "rhode-island":
         raise UserError("--public-board is available for rhode-island only")
+    if recall not in ("perfect", "imperfect"):
+        raise UserError(f"--recall must be perfect or imperfect, got {recall!r}")
+    if recall == "imperfect":
+        if args.method not in KIND_OF_METHOD:
+            raise UserError(f"--recall imperfect is built for --method "
+                            f"{', '.join(KIND_OF_METHOD)}, not {args.method}")
+        if args.game == "holdem" and args.method != "eb":
+            raise UserError(f"--recall imperfect on holdem is built for --method eb, not "
+                            f"{args.method} (the river is given per turn bucket)")
+        if args.public_board or args.intermediate is not None:
+            raise UserError("--recall imperfect takes neither --public-board nor --intermediate")
     pa_like = issubclass(METHODS[args.method], PotentialAware)
     if args.intermediate is not None and not pa_like:
         raise UserError(f"--intermediate applies to the potential-aware methods (pa, pa-emd, "
                         f"ochs), not {args.method}")
-    buckets = parse_buckets(args.buckets, args.game)
+    buckets = parse_buckets(args.buckets, args.game, nested=recall == "perfect")
     if buckets is None and args.method != "lossless":
         raise UserError(f"--buckets is required for method {args.method}")
     if opponent_clusters is not None and args.method != "ochs":
@@ -132,7 +146,7 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
         args.workers = (os.cpu_count() or 1) if args.game == "holdem" else 1
     if args.workers < 1:
         raise UserError(f"--workers must be at least 1, got {args.workers}")
-    name = args.name or f"{args.game}-{args.method}-" + (
+    name = args.name or f"{args.game}-{args.method}-" + ("ir-" if recall == "imperfect" else "") + (
         "-".join(map(str, buckets)) if buckets else "full")
     try:
         store.check_name(name)
@@ -155,6 +169,8 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
         kwargs["intermediate"] = _parse_intermediate(args.intermediate)
     if opponent_clusters is not None:
         kwargs["opponent_clusters"] = opponent_clusters
+    if recall == "imperfect":
+        kwargs["recall"] = recall
     if args.method == "strategy":
         try:
             vectors = strategy_vectors(resolve_data_dir(args.data_dir), from_strategy)

@@ -53,6 +53,12 @@ def register(subparsers) -> None:
     p.add_argument("--strategy-rounds", default=None, metavar="R1,R2",
                    help="strategy: the rounds (1-based) clustered by strategy vectors "
                         "(default all; the others potential-aware)")
+    p.add_argument("--recall", choices=("perfect", "imperfect"), default="perfect",
+                   help="perfect (default): each round's buckets nested in the previous "
+                   "round's; imperfect: every round clustered on its own, the earlier buckets "
+                   "forgotten (eb = EHS, pa-emd = EMD over next-round buckets, ochs; holdem: eb). "
+                   "Solved by CFR on the public tree; the LP and the type form need perfect "
+                   "recall")
     p.add_argument("--public-board", action="store_true",
                    help="rhode-island: play the abstraction with the public cards visible, "
                         "i.e. buckets refined by the board when solving (always on for "
@@ -76,7 +82,7 @@ def build_command(args: argparse.Namespace) -> int:
                    intermediate=getattr(args, "intermediate", None), replace=args.replace,
                    progress=True, scheduler=args.scheduler,
                    opponent_clusters=args.opponent_clusters, from_strategy=args.from_strategy,
-                   strategy_rounds=args.strategy_rounds)
+                   strategy_rounds=args.strategy_rounds, recall=args.recall)
     print("\n".join(summary_lines(result)))
     return 0
 

@@ -43,10 +43,12 @@ from typing import Sequence
 
 import numpy as np
 
-from abstraction.features import (EMDPotentialFeature, EquityFeature, OCHSFeature,
-                                  PotentialFeature, StrategyFeature)
+from abstraction.features import (OUTCOME_POSITIONS, EMDPotentialFeature, EquityFeature,
+                                  OCHSFeature, PotentialFeature, StrategyFeature)
 from abstraction.ochs import ochs_vectors, opponent_clusters
+from abstraction.emd import EMDLine
 from abstraction.hands import GameHands
+from abstraction.imperfect_recall import KIND_OF_METHOD, build_imperfect
 from abstraction.tree import build_tree, round_result
 from etl.rhode_island import hand_key, hand_rank3, hand_tree, raw_hands
 
@@ -59,8 +61,9 @@ class _Abstraction:
     def __init__(self, buckets: Sequence[int] | None, random_state: int = 0, n_init: int = 4,
                  kmax: int | None = None, workers: int = 1, progress: bool = False,
                  kmax_factor: float | None = None, public_board: bool = False,
-                 scheduler: str | None = None):
+                 scheduler: str | None = None, recall: str = "perfect"):
         self.buckets = buckets
+        self.recall = recall
         self.scheduler = scheduler  # a Dask cluster for the per-parent work (etl.cluster)
         self.kmax_factor = kmax_factor
         self.public_board = public_board
@@ -75,13 +78,21 @@ class _Abstraction:
         if self.buckets is None:
             raise ValueError("buckets is required")
         buckets = tuple(int(b) for b in self.buckets)
+        if self.recall not in ("perfect", "imperfect"):
+            raise ValueError(f"recall must be perfect or imperfect, got {self.recall!r}")
+        imperfect = self.recall == "imperfect"
+        if imperfect and self.method not in KIND_OF_METHOD:
+            raise ValueError(f"imperfect recall is built for {', '.join(KIND_OF_METHOD)}, "
+                             f"not {self.method}")
+        if imperfect and self.public_board:
+            raise ValueError("imperfect recall is built without the public board")
         if len(buckets) != len(sizes):
             raise ValueError(f"buckets must have {len(sizes)} counts for {hands.game} "
                              f"(one per round), got {len(buckets)}")
         for r, (k, n) in enumerate(zip(buckets, sizes)):
             if k < 1:
                 raise ValueError(f"buckets[{r}] must be at least 1, got {k}")
-            if r and k < buckets[r - 1]:
+            if r and k < buckets[r - 1] and not imperfect:
                 raise ValueError(f"buckets[{r}]={k} is fewer than buckets[{r - 1}]="
                                  f"{buckets[r - 1]}: every bucket needs a child")
             if k > n:
@@ -103,9 +114,20 @@ class _Abstraction:
     def _features(self, hands: GameHands, buckets: tuple[int, ...]):
         raise NotImplementedError
 
+    def _last_feature(self, hands: GameHands):
+        """Imperfect recall: the last round's (features, metric) (``emd``/``ochs`` only)."""
+        return None
+
     def fit(self, hands: GameHands) -> "_Abstraction":
         """Build the abstraction of ``hands``; returns self."""
         buckets = self._check_params(hands)
+        if self.recall == "imperfect":
+            self.rounds_ = build_imperfect(hands, buckets, KIND_OF_METHOD[self.method],
+                                           last_feature=self._last_feature(hands),
+                                           random_state=int(self.random_state),
+                                           n_init=self.n_init)
+            self.buckets_ = tuple(r.n_buckets for r in self.rounds_)
+            return self
         self.rounds_ = build_tree(hands, buckets, self._features(hands, buckets),
                                   random_state=int(self.random_state), n_init=self.n_init,
                                   kmax=self.kmax, kmax_factor=self.kmax_factor,
@@ -130,7 +152,7 @@ class _Abstraction:
 
     def params(self) -> dict:
         return {"n_init": self.n_init, "kmax": self.kmax, "kmax_factor": self.kmax_factor,
-                "public_board": bool(self.public_board)}
+                "public_board": bool(self.public_board), "recall": self.recall}
 
 
 class ExpectationBased(_Abstraction):
@@ -164,9 +186,9 @@ class PotentialAware(_Abstraction):
                  workers: int = 1, progress: bool = False,
                  intermediate: Sequence[int | None] | None = None,
                  kmax_factor: float | None = None, public_board: bool = False,
-                 scheduler: str | None = None):
+                 scheduler: str | None = None, recall: str = "perfect"):
         super().__init__(buckets, random_state, n_init, kmax, workers, progress, kmax_factor,
-                         public_board, scheduler)
+                         public_board, scheduler, recall)
         self.intermediate = intermediate
 
     def _check_params(self, hands):
@@ -335,6 +357,11 @@ class PotentialAwareEMD(PotentialAware):
         inter = None if self.intermediate is None else tuple(self.intermediate)
         return EMDPotentialFeature(hands, buckets, inter, int(self.random_state), self.n_init)
 
+    def _last_feature(self, hands):
+        if len(hands.rounds) < len(hands.sizes):
+            return None  # a LeafRound river: build_imperfect refuses emd there
+        return hands.rounds[-1].outcome, EMDLine(OUTCOME_POSITIONS)
+
 
 class OpponentClusterHandStrength(PotentialAware):
     """OCHS (Johanson et al., AAMAS 2013): last round by equity against each of
@@ -349,9 +376,10 @@ class OpponentClusterHandStrength(PotentialAware):
                  workers: int = 1, progress: bool = False,
                  intermediate: Sequence[int | None] | None = None,
                  kmax_factor: float | None = None, public_board: bool = False,
-                 scheduler: str | None = None, opponent_clusters: int = 8):
+                 scheduler: str | None = None, opponent_clusters: int = 8,
+                 recall: str = "perfect"):
         super().__init__(buckets, random_state, n_init, kmax, workers, progress, intermediate,
-                         kmax_factor, public_board, scheduler)
+                         kmax_factor, public_board, scheduler, recall)
         self.opponent_clusters = opponent_clusters
 
     def _check_params(self, hands):
@@ -364,12 +392,18 @@ class OpponentClusterHandStrength(PotentialAware):
                              f"ranks), got {self.opponent_clusters}")
         return buckets
 
+    def _last_feature(self, hands):
+        return self._vectors(), None
+
+    def _vectors(self) -> np.ndarray:
+        return ochs_vectors(opponent_clusters(self.opponent_clusters,
+                                              random_state=int(self.random_state),
+                                              n_init=self.n_init))
+
     def _features(self, hands, buckets):
         inter = None if self.intermediate is None else tuple(self.intermediate)
-        clusters = opponent_clusters(self.opponent_clusters, random_state=int(self.random_state),
-                                     n_init=self.n_init)
         return OCHSFeature(hands, buckets, inter, int(self.random_state), self.n_init,
-                           vectors=ochs_vectors(clusters))
+                           vectors=self._vectors())
 
     def params(self) -> dict:
         return {**super().params(), "opponent_clusters": self.opponent_clusters}

@@ -161,7 +161,8 @@ def list_abstractions(data_dir: str | Path | None = None) -> list[dict]:
             rows = s.query(Abstraction).order_by(Abstraction.created).all()
             return [{**{c: getattr(r, c) for c in ("name", "method", "game", "buckets",
                                                    "built", "seed", "timings", "created")},
-                     "public_board": r.public_board} for r in rows]
+                     "public_board": r.public_board, "perfect_recall": r.perfect_recall}
+                    for r in rows]
     except Exception as exc:  # noqa: BLE001 (only a read-only file system falls through)
         if "read-only file system" not in str(exc).lower():
             raise
@@ -184,7 +185,9 @@ def _list_read_only(data_dir: str | Path | None) -> list[dict]:
         con.close()
     return [{**dict(zip(cols, r[:-1])),
              "public_board": r[1] == "lossless" or bool(json.loads(r[-1] or "{}")
-                                                        .get("public_board"))} for r in rows]
+                                                        .get("public_board")),
+             "perfect_recall": json.loads(r[-1] or "{}").get("recall") != "imperfect"}
+            for r in rows]
 
 
 def load_buckets(name: str, round_: int, data_dir: str | Path | None = None) -> pa.Table:

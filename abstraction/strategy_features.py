@@ -46,6 +46,9 @@ def _labels(data_dir, abstraction: str, rounds: int) -> list[np.ndarray]:
     rows = {r["name"]: r for r in store.list_abstractions(data_dir)}
     if abstraction not in rows:
         raise ValueError(f"the strategy's abstraction {abstraction!r} is not stored")
+    if not rows[abstraction].get("perfect_recall", True):
+        raise ValueError(f"the strategy's abstraction {abstraction!r} has imperfect recall; "
+                         "strategy vectors are read from a perfect-recall strategy")
     buckets = [store.load_buckets(abstraction, r, data_dir).column("bucket").to_numpy()
                .astype(np.int64) for r in range(rounds)]
     if rows[abstraction]["public_board"]:

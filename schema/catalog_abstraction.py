@@ -49,3 +49,9 @@ class Abstraction(Base):
         methods when built with ``--public-board``)."""
         return self.method == "lossless" or bool(json.loads(self.params or "{}")
                                                  .get("public_board"))
+
+    @property
+    def perfect_recall(self) -> bool:
+        """False for an abstraction built with ``--recall imperfect`` (every round clustered
+        on its own; information sets are the betting history and the round's own bucket)."""
+        return json.loads(self.params or "{}").get("recall", "perfect") != "imperfect"

@@ -62,12 +62,15 @@ class RhodeIslandTableAbstraction:
     public board (:func:`public_board_buckets`); ``labels`` keeps the given ones."""
 
     def __init__(self, name: str, round_buckets: list[np.ndarray], public_board: bool = False,
-                 created: float | None = None):
+                 created: float | None = None, perfect_recall: bool = True):
         if len(round_buckets) != 3:
             raise ValueError("Rhode Island abstractions need buckets for 3 rounds")
         self.name = name
         self.created = created  # POSIX time the stored abstraction was built (None: in memory)
         self.public_board = bool(public_board)
+        # False: information sets are (history, the round's own bucket), see
+        # abstraction.imperfect_recall
+        self.perfect_recall = bool(perfect_recall)
         self.labels = [np.asarray(b, dtype=np.int64) for b in round_buckets]
         self.round_buckets = public_board_buckets(self.labels) if public_board else self.labels
 
@@ -93,6 +96,7 @@ def load_abstraction(name: str, game: str, data_dir: str | Path) -> RhodeIslandT
             raise UserError(f"no abstraction named {name!r} in {data_dir}")
         row_game, path = row.game, row.path
         board = row.public_board
+        recall = row.perfect_recall
         created = row.built_at
     if row_game != game:
         raise UserError(f"abstraction {name!r} is for {row_game}, not {game}")
@@ -114,7 +118,8 @@ def load_abstraction(name: str, game: str, data_dir: str | Path) -> RhodeIslandT
             raise UserError(f"abstraction {name!r} has a damaged {f.name} ({first_line(exc)}); "
                             "rebuild it with `cli.py build-abstraction ... --replace`") from None
         rounds.append(b)
-    return RhodeIslandTableAbstraction(name, rounds, public_board=board, created=created)
+    return RhodeIslandTableAbstraction(name, rounds, public_board=board, created=created,
+                                       perfect_recall=recall)
 
 
 def built_at(name: str, data_dir: str | Path) -> float | None:

@@ -106,7 +106,11 @@ def make_solver(game: CompiledGame, algorithm: str, abstraction=None, engine: st
     be used) or "tree"."""
     if engine not in ("auto", "form", "tree"):
         raise ValueError(f"engine must be auto, form or tree, got {engine!r}")
-    if engine != "tree" and game.abstraction is not None and abstraction is not None:
+    if engine == "form" and not getattr(abstraction, "perfect_recall", True):
+        raise ValueError("the type-level form needs perfect recall (this abstraction was built "
+                         "with --recall imperfect: use --engine tree)")
+    if engine != "tree" and game.abstraction is not None and abstraction is not None \
+            and getattr(abstraction, "perfect_recall", True):
         try:
             return AbstractFormSolver(abstract_form(game, abstraction), game, algorithm)
         except ValueError:

@@ -179,6 +179,9 @@ def run_solve(args) -> int:
     abstract = game.abstraction is not None
     ckpt = strategy_path(ddir, name).with_name("checkpoint.npz")
     if args.algorithm == "lp":
+        if not getattr(card_abstraction, "perfect_recall", True):
+            raise UserError(f"--algorithm lp needs perfect recall; {args.abstraction!r} was "
+                            "built with --recall imperfect (solve it with cfr, cfr+ or dcfr)")
         if args.resume:
             raise UserError("--resume applies to cfr, cfr+ and dcfr")
         strategy, _ = solve_lp(game)

@@ -390,9 +390,12 @@ def compile_game(rules: LimitPokerRules, abstraction: CardAbstraction | None = N
 
 def _abstract_infosets(rules, abstraction, b, hands, board_valid, dnode, nboard, nround, nplayer,
                        child_count, hist_arr, iso):
-    """Infosets = (betting history, bucket sequence), numbered densely over valid hands."""
+    """Infosets = (betting history, bucket sequence), numbered densely over valid hands; with
+    an imperfect-recall abstraction (``perfect_recall`` False) the sequence keeps only the
+    round's own bucket (label "-.-.101")."""
     S = rules.n_suits
     H = len(hands)
+    forget = not getattr(abstraction, "perfect_recall", True)
     codes: dict = {}     # (round, board) -> (H,) int64 bucket-sequence id (-1: hand blocked)
     seq_ids: dict = {}   # bucket sequence tuple -> id
     seq_list: list = []
@@ -428,7 +431,10 @@ def _abstract_infosets(rules, abstraction, b, hands, board_valid, dnode, nboard,
             prev = code_of(rnd - 1, board_at(bi, rnd - 1)) if rnd > 0 else np.zeros(H, np.int64)
             out = np.full(H, -1, dtype=np.int64)
             for h in np.flatnonzero(bk >= 0):
-                seq = (seq_list[prev[h]] if rnd > 0 else ()) + (int(bk[h]),)
+                if forget:  # imperfect recall: the earlier buckets are forgotten
+                    seq = (None,) * rnd + (int(bk[h]),)
+                else:
+                    seq = (seq_list[prev[h]] if rnd > 0 else ()) + (int(bk[h]),)
                 if seq not in seq_ids:
                     seq_ids[seq] = len(seq_list)
                     seq_list.append(seq)
@@ -446,7 +452,8 @@ def _abstract_infosets(rules, abstraction, b, hands, board_valid, dnode, nboard,
     info = np.full((D, H), -1, dtype=np.int32)
     info[dd, hh] = inv.astype(np.int32)
     d_u = dd[first]
-    labels = [".".join(str(x) for x in seq_list[c]) for c in cs[d_u, hh[first]]]
+    labels = [".".join("-" if x is None else str(x) for x in seq_list[c])
+              for c in cs[d_u, hh[first]]]
     n_u = dnode[d_u]
     return (info, nplayer[n_u], nround[n_u], child_count[n_u].astype(np.int8), labels,
             d_u.astype(np.int32))

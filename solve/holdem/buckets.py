@@ -53,9 +53,18 @@ class HoldemBuckets:
     def n_rounds(self) -> int:
         return len(self.n_buckets)
 
+    @property
+    def perfect_recall(self) -> bool:
+        """False when a later round's buckets have no parent (``--recall imperfect``)."""
+        return all(len(p) == 0 or p.min() >= 0 for p in self.parents[1:])
+
     def child_ranges(self) -> np.ndarray:
         """(4, max K + 1): ``[r, b] .. [r, b+1]-1`` are the round r+1 children of bucket b
         (children of a parent are contiguous, ordered by parent)."""
+        if not self.perfect_recall:
+            raise ValueError(f"abstraction {self.name!r} has imperfect recall: a bucket has no "
+                             "children, so the abstract best response (which backs up over "
+                             "them) does not apply; evaluate at real cards (LBR, head-to-head)")
         kmax = max(self.n_buckets)
         out = np.zeros((4, kmax + 1), dtype=np.int64)
         for r in range(self.n_rounds - 1):
@@ -91,6 +100,11 @@ def river_lut(thresholds, n_turn: int) -> tuple[np.ndarray, np.ndarray]:
     looked up in a real deal) take the nearest bucket below (above for the lowest)."""
     par = np.asarray(thresholds["parent_bucket"], dtype=np.int64)
     bucket = np.asarray(thresholds["bucket"], dtype=np.int64)
+    if len(par) and (par < 0).all():  # imperfect recall: one river bucketing for every turn
+        lut, parents = river_lut({**{k: thresholds[k] for k in ("bucket", "min_equity",
+                                                                  "max_equity")},
+                                  "parent_bucket": np.zeros(len(par), np.int64)}, 1)
+        return np.repeat(lut, n_turn, axis=0), np.full(len(bucket), -1, dtype=np.int64)
     lo = np.rint(np.asarray(thresholds["min_equity"]) * (RIVER_KEYS - 1)).astype(np.int64)
     hi = np.rint(np.asarray(thresholds["max_equity"]) * (RIVER_KEYS - 1)).astype(np.int64)
     lut = np.full((n_turn, RIVER_KEYS), -1, dtype=np.int32)

@@ -18,12 +18,17 @@ from solve.holdem.game import BettingTree
 
 
 def bucket_labels(buckets: HoldemBuckets) -> list:
-    """Per round, a pyarrow string array: the bucket sequence "3.17.101" of every bucket."""
+    """Per round, a pyarrow string array: the bucket sequence "3.17.101" of every bucket
+    ("-.-.101" under imperfect recall: the earlier buckets are forgotten)."""
     out = []
     prev = None
     for r in range(buckets.n_rounds):
         own = pa.array(np.arange(buckets.n_buckets[r]), pa.int64()).cast(pa.string())
-        lab = own if r == 0 else pc.binary_join_element_wise(
+        if r and not buckets.perfect_recall:
+            lab = pc.binary_join_element_wise(pa.array(["-." * r] * buckets.n_buckets[r]), own,
+                                              "")
+        else:
+            lab = own if r == 0 else pc.binary_join_element_wise(
             prev.take(pa.array(buckets.parents[r])), own, ".")
         out.append(lab)
         prev = lab

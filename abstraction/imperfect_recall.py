@@ -1,0 +1,180 @@
+"""Imperfect-recall abstractions: every round's hands clustered on their own.
+
+A perfect-recall abstraction (``abstraction.tree``) nests each round's buckets inside the
+previous round's; the player remembers its earlier buckets. An imperfect-recall abstraction
+clusters all the hands of a round at once, so two hands with different pasts can share a
+bucket and the player forgets the earlier buckets: the round's information sets are (betting
+history, the round's own bucket). At the same number of buckets per round both kinds have the
+same number of information sets per betting history, and imperfect recall spends them all on
+the present (Waugh et al., "A practical use of imperfect recall", SARA 2009; Johanson, Burch,
+Valenzano & Bowling, "Evaluating state-space abstractions in extensive-form games", AAMAS
+2013; Ganzfried & Sandholm, "Potential-aware imperfect-recall abstraction with earth mover's
+distance in imperfect-information games", AAAI 2014).
+
+The rounds are built last to first, so that a potential-aware feature can be a histogram over
+the next round's final buckets (the published construction), compared with the earth mover's
+distance whose ground is the distance between those buckets' centres:
+
+- ``ehs``: every round by its expected hand strength (equity; k-means in one dimension).
+- ``emd``: the last round by its showdown-outcome distribution under EMD on the equity line,
+  every earlier round by its histogram over the next round's buckets under EMD.
+- ``ochs``: the last round by the OCHS vector (L2), earlier rounds as ``emd``.
+
+Which solvers accept the result: counterfactual regret minimisation on the public tree (Rhode
+Island ``--engine tree``, the Texas Hold'em samplers) and every evaluation at real cards (exact
+Rhode Island best response, head-to-head, local best response). The sequence-form LP, EGT and
+the Rhode Island type form need perfect recall and refuse it.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from abstraction.clustering import Points, kmeans, seed_for
+from abstraction.emd import EMDGround, EMDLine, Euclidean
+from abstraction.hands import GameHands
+from abstraction.tree import RoundResult, round_result
+
+#: The kinds of imperfect-recall feature, by the method name that builds them.
+KIND_OF_METHOD = {"eb": "ehs", "pa-emd": "emd", "ochs": "ochs"}
+
+#: One-dimensional problems above this many (distinct points x clusters) use Lloyd's algorithm
+#: from weighted quantiles instead of the exact dynamic programme (whose tables are that big).
+EXACT_1D_CELLS = 20_000_000
+
+
+def lloyd_1d(points: Points, k: int, max_iter: int = 300) -> tuple[np.ndarray, np.ndarray, float]:
+    """Weighted 1-D k-means by Lloyd's algorithm from the weighted quantiles: (labels per
+    distinct point, centroids (k', 1), weighted squared error). On a line each step is a sort
+    order and a ``searchsorted`` of the midpoints, so millions of points take seconds."""
+    x = points.x[:, 0]
+    order = np.argsort(x, kind="stable")
+    xs, ws = x[order], points.w[order]
+    cw = np.cumsum(ws)
+    q = (np.arange(k) + 0.5) / k * cw[-1]
+    c = np.unique(xs[np.minimum(np.searchsorted(cw, q), len(xs) - 1)])
+    lab = None
+    for _ in range(max_iter):
+        new = np.searchsorted((c[:-1] + c[1:]) / 2, xs)
+        if lab is not None and np.array_equal(new, lab):
+            break
+        lab = new
+        wk = np.bincount(lab, weights=ws, minlength=len(c))
+        keep = wk > 0
+        c = (np.bincount(lab, weights=ws * xs, minlength=len(c))[keep] / wk[keep])
+    lab = np.searchsorted((c[:-1] + c[1:]) / 2, xs)
+    used, lab = np.unique(lab, return_inverse=True)
+    c = c[used]
+    labels = np.empty(len(xs), dtype=np.int64)
+    labels[order] = lab
+    err = float(ws @ (xs - c[lab]) ** 2)
+    return labels, c[:, None], err
+
+
+def _cluster(points: Points, k: int, seed: int, n_init: int):
+    if points.metric is None and points.x.shape[1] == 1 and k < len(points) \
+            and k * len(points) > EXACT_1D_CELLS:
+        return lloyd_1d(points, k)
+    return kmeans(points, k, seed, n_init)
+
+
+def _next_ground(res: RoundResult, metric) -> object:
+    """The EMD ground over round r+1's buckets: the distance between their centres, under
+    the distance the centres were clustered with."""
+    c = np.asarray(res.centroids, dtype=np.float64)
+    if metric is None:
+        return EMDLine(c[:, 0]) if c.shape[1] == 1 else EMDGround(Euclidean().ground(c))
+    return EMDGround(metric.ground(c))
+
+
+def _histograms(hands: GameHands, r: int, child_bucket: np.ndarray, k_next: int) -> np.ndarray:
+    """(hands of round r, K_{r+1}): each hand's probability of reaching each next-round bucket."""
+    nxt = hands.rounds[r + 1]
+    n = len(hands.rounds[r].weight)
+    h = np.zeros(n * k_next)
+    np.add.at(h, nxt.parent.astype(np.int64) * k_next + child_bucket, nxt.weight)
+    h = h.reshape(n, k_next)
+    return h / h.sum(axis=1, keepdims=True)
+
+
+def _ordered(labels: np.ndarray, cents: np.ndarray, weight: np.ndarray, equity: np.ndarray):
+    """Relabel clusters weak -> strong (mean equity, then centroid), as the tree does."""
+    k = len(cents)
+    w = np.bincount(labels, weights=weight, minlength=k)
+    eq = np.bincount(labels, weights=weight * equity, minlength=k) / np.maximum(w, 1e-300)
+    rank = np.lexsort(tuple(np.asarray(cents).T[::-1]) + (eq,))
+    relabel = np.empty(k, dtype=np.int64)
+    relabel[rank] = np.arange(k)
+    return relabel[labels], np.asarray(cents)[rank]
+
+
+def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
+                    random_state: int = 0, n_init: int = 4) -> list[RoundResult]:
+    """Per round, the imperfect-recall clustering of all its hands (module docstring).
+
+    Args:
+        hands: the game; a Texas Hold'em river is a ``LeafRound`` (``ehs`` only).
+        buckets: K_r per round.
+        kind: ``ehs``, ``emd`` or ``ochs``.
+        last_feature: for ``emd``/``ochs``, ``(x (hands, d), metric or None)`` of every
+            last-round hand.
+    """
+    if kind not in ("ehs", "emd", "ochs"):
+        raise ValueError(f"imperfect recall is built for ehs, emd and ochs, not {kind!r}")
+    n_rounds = len(hands.sizes)
+    has_leaf = len(hands.rounds) < n_rounds
+    if kind != "ehs" and has_leaf:
+        raise ValueError(f"imperfect-recall {kind} needs every last-round hand listed "
+                         f"({hands.game}'s river is given per turn bucket): use ehs")
+    out: list[RoundResult | None] = [None] * n_rounds
+    metric_of = [None] * n_rounds
+    for r in reversed(range(n_rounds)):
+        t0 = time.perf_counter()
+        k = int(buckets[r])
+        seed = seed_for(random_state, r, k)
+        if r == len(hands.rounds):  # Hold'em river: its distinct equities, as one parent
+            pts = hands.leaf.points(np.zeros(len(hands.rounds[-1].weight), np.int64))[0][0]
+            labels, cents, err = _cluster(pts, k, seed, n_init)
+            eq = pts.x[:, 0]
+            labels, cents = _ordered(labels, cents, pts.w, eq)
+            kk = len(cents)
+            lo = np.full(kk, np.inf)
+            hi = np.full(kk, -np.inf)
+            np.minimum.at(lo, labels, eq)
+            np.maximum.at(hi, labels, eq)
+            w = np.bincount(labels, weights=pts.w, minlength=kk)
+            res = RoundResult(np.empty(0, np.int32), np.full(kk, -1, np.int64), list(cents), w,
+                              np.bincount(labels, minlength=kk),
+                              np.bincount(labels, weights=pts.w * eq, minlength=kk) / w,
+                              np.stack([lo, hi], axis=1))
+            distinct = len(pts)
+        else:
+            h = hands.rounds[r]
+            if kind == "ehs":
+                x, metric = h.equity[:, None], None
+            elif r == n_rounds - 1:
+                x, metric = last_feature
+            else:
+                nxt = out[r + 1]
+                x = _histograms(hands, r, nxt.bucket, nxt.n_buckets)
+                metric = _next_ground(nxt, metric_of[r + 1])
+            pts = Points.from_hands(x, h.weight, metric=metric)
+            labels, cents, err = _cluster(pts, k, seed, n_init)
+            labels, cents = _ordered(labels[pts.inverse], cents, h.weight, h.equity)
+            res = round_result(labels.astype(np.int32), np.full(len(cents), -1, np.int64),
+                               list(cents), h.weight, h.equity, {})
+            metric_of[r] = metric
+            distinct = len(pts)
+        sizes = res.hands
+        res.report = {"round": r, "requested": k, "built": res.n_buckets, "recall": "imperfect",
+                      "feature": kind, "error": float(err), "distinct_hand_values": distinct,
+                      "sizes": {"min": int(sizes.min()), "median": float(np.median(sizes)),
+                                "mean": float(sizes.mean()), "max": int(sizes.max())},
+                      "seconds": round(time.perf_counter() - t0, 3)}
+        if res.n_buckets < k:
+            res.report["reason"] = (f"only {res.n_buckets} buckets possible: the round's hands "
+                                    f"have {distinct} distinct feature values")
+        out[r] = res
+    return out
