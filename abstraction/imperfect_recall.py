@@ -48,13 +48,30 @@ EXACT_1D_CELLS = 20_000_000
 def lloyd_1d(points: Points, k: int, max_iter: int = 300) -> tuple[np.ndarray, np.ndarray, float]:
     """Weighted 1-D k-means by Lloyd's algorithm from the weighted quantiles: (labels per
     distinct point, centroids (k', 1), weighted squared error). On a line each step is a sort
-    order and a ``searchsorted`` of the midpoints, so millions of points take seconds."""
+    order and a ``searchsorted`` of the midpoints, so millions of points take seconds. A
+    cluster left empty is re-seeded at the point farthest from its centre (as scikit-learn
+    does), so k' = min(k, distinct points)."""
     x = points.x[:, 0]
     order = np.argsort(x, kind="stable")
     xs, ws = x[order], points.w[order]
+    k = min(k, len(xs))
     cw = np.cumsum(ws)
     q = (np.arange(k) + 0.5) / k * cw[-1]
     c = np.unique(xs[np.minimum(np.searchsorted(cw, q), len(xs) - 1)])
+    for _ in range(20):  # re-seeding rounds
+        c, lab = _lloyd_line(xs, ws, c, max_iter)
+        if len(c) >= k:
+            break
+        far = np.argsort(-(xs - c[lab]) ** 2, kind="stable")
+        c = np.unique(np.concatenate([c, xs[far[:k - len(c)]]]))
+    labels = np.empty(len(xs), dtype=np.int64)
+    labels[order] = lab
+    err = float(ws @ (xs - c[lab]) ** 2)
+    return labels, c[:, None], err
+
+
+def _lloyd_line(xs, ws, c, max_iter):
+    """Lloyd on sorted points from sorted centres ``c``; empty clusters dropped."""
     lab = None
     for _ in range(max_iter):
         new = np.searchsorted((c[:-1] + c[1:]) / 2, xs)
@@ -63,14 +80,10 @@ def lloyd_1d(points: Points, k: int, max_iter: int = 300) -> tuple[np.ndarray, n
         lab = new
         wk = np.bincount(lab, weights=ws, minlength=len(c))
         keep = wk > 0
-        c = (np.bincount(lab, weights=ws * xs, minlength=len(c))[keep] / wk[keep])
+        c = np.bincount(lab, weights=ws * xs, minlength=len(c))[keep] / wk[keep]
     lab = np.searchsorted((c[:-1] + c[1:]) / 2, xs)
     used, lab = np.unique(lab, return_inverse=True)
-    c = c[used]
-    labels = np.empty(len(xs), dtype=np.int64)
-    labels[order] = lab
-    err = float(ws @ (xs - c[lab]) ** 2)
-    return labels, c[:, None], err
+    return c[used], lab
 
 
 def _cluster(points: Points, k: int, seed: int, n_init: int):
@@ -175,6 +188,8 @@ def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
                       "seconds": round(time.perf_counter() - t0, 3)}
         if res.n_buckets < k:
             res.report["reason"] = (f"only {res.n_buckets} buckets possible: the round's hands "
-                                    f"have {distinct} distinct feature values")
+                                    f"have {distinct} distinct feature values"
+                                    if distinct <= k else
+                                    f"k-means left {k - res.n_buckets} clusters empty")
         out[r] = res
     return out
