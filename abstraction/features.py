@@ -86,12 +86,7 @@ class PotentialFeature:
             return game.rounds[r].histogram[rows]
         if r == last:
             return self.leaf(rows)
-        # bottom-up from the last listed round, or from the first one with a histogram
-        stop = next((s for s in range(r + 1, last + 1)
-                     if game.rounds[s].histogram is not None), last)
-        desc = {r: rows}
-        for s in range(r + 1, stop + 1):
-            desc[s] = game.descendants(s - 1, desc[s - 1], s)
+        stop, desc = self._descent(r, rows)
         x = game.rounds[stop].histogram[desc[stop]] \
             if game.rounds[stop].histogram is not None else self.leaf(desc[stop])
         labels = self._cluster(r, stop, parent, x, desc[stop])
@@ -99,6 +94,19 @@ class PotentialFeature:
             hist = self._histogram(s, desc[s], desc[s + 1], labels)
             labels = self._cluster(r, s, parent, hist, desc[s])
         return self._histogram(r, rows, desc[r + 1], labels)
+
+    def _descent(self, r: int, rows: np.ndarray) -> tuple[int, dict[int, np.ndarray]]:
+        """The levels of the bottom-up pass below round ``r``: it starts at ``stop``, the last
+        listed round or the first one after ``r`` with a precomputed histogram, and ``desc[s]``
+        (s = r..stop) are the round-s hands that descend from ``rows`` (``desc[r]`` is ``rows``)."""
+        game = self.hands
+        last = len(game.rounds) - 1
+        stop = next((s for s in range(r + 1, last + 1)
+                     if game.rounds[s].histogram is not None), last)
+        desc = {r: rows}
+        for s in range(r + 1, stop + 1):
+            desc[s] = game.descendants(s - 1, desc[s - 1], s)
+        return stop, desc
 
     def _cluster(self, r: int, s: int, parent: int, x: np.ndarray, rows: np.ndarray):
         pts = Points.from_hands(x, self.hands.rounds[s].weight[rows])
@@ -156,11 +164,7 @@ class EMDPotentialFeature(PotentialFeature):
             return self._equity_histograms(game.rounds[r].histogram[rows])
         if r == last:
             return self.leaf(rows)
-        stop = next((s for s in range(r + 1, last + 1)
-                     if game.rounds[s].histogram is not None), last)
-        desc = {r: rows}
-        for s in range(r + 1, stop + 1):
-            desc[s] = game.descendants(s - 1, desc[s - 1], s)
+        stop, desc = self._descent(r, rows)
         x = self._equity_histograms(game.rounds[stop].histogram[desc[stop]]) \
             if game.rounds[stop].histogram is not None else self.leaf(desc[stop])
         labels, ground = self._cluster_ground(r, stop, parent, x, desc[stop])

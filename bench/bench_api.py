@@ -36,8 +36,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 
 from etl.cards import format_card  # noqa: E402
+from serving import wait_until_serving  # noqa: E402
 from solve.lookup import open_lookup  # noqa: E402
 
 HISTORIES = [("", 0), ("r", 0), ("c", 0), ("rc/", 3), ("rc/r", 3), ("rc/c", 3), ("cc/", 3),
@@ -87,12 +89,7 @@ def main() -> int:
     base = f"http://127.0.0.1:{args.port}"
     url = f"{base}/strategies/{args.strategy}/lookup"
     try:
-        for _ in range(600):
-            try:
-                httpx.get(f"{base}/openapi.json", timeout=1.0)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
+        wait_until_serving(base, server)
         for _ in range(4 * args.workers):  # opens the strategy (in every worker)
             httpx.get(url, params=reqs[0], timeout=600.0).raise_for_status()
         if args.load == "wrk":

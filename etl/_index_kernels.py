@@ -471,46 +471,11 @@ def unindex_rows(tables, idx: np.ndarray, out: np.ndarray) -> None:
 # Verification: an independent canonical form, and exhaustive enumeration of raw hands.
 # ---------------------------------------------------------------------------------------------
 
-@njit(cache=True)
-def canonical_form(groups, cards):
-    """A complete invariant of a hand under suit renaming (at most 4 rounds).
-
-    Each suit's vector of rank sets per round, packed 13 bits per round, sorted: two hands
-    (groups as sets) are suit-isomorphic iff these 4-tuples are equal. Independent of the index
-    construction, so it can check it.
-    """
-    s0 = 0
-    s1 = 0
-    s2 = 0
-    s3 = 0
-    start = 0
-    for j in range(groups.shape[0]):
-        for t in range(start, start + groups[j]):
-            c = np.int64(cards[t])
-            bit = 1 << (13 * j + (c >> 2))
-            s = c & 3
-            if s == 0:
-                s0 |= bit
-            elif s == 1:
-                s1 |= bit
-            elif s == 2:
-                s2 |= bit
-            else:
-                s3 |= bit
-        start += groups[j]
-    return _sort4(s0, s1, s2, s3)
-
-
-@njit(cache=True)
-def canonical_code(groups, cards) -> int:
-    """An exact integer code of a hand's isomorphism class, computed without the index.
-
-    Suits are renamed in the order of their per-suit vectors of rank sets per round (as in
-    ``canonical_form``; equal vectors make the order of ties irrelevant), and the renamed hand
-    is coded as the mixed-radix number of its groups' colex indices among all 52 cards (radix
-    C(52, n) per group). Two hands get the same code iff they are suit-isomorphic. At most 4
-    rounds; the code fits in int64 when ``prod C(52, n_j)`` does.
-    """
+@njit(cache=True, inline="always")
+def _suit_masks(groups, cards):
+    """Each suit's vector of rank sets per round (at most 4 rounds): bit ``13 * j + rank`` of
+    the suit's mask is set when the hand holds that card in round ``j``. Returns (s0, s1, s2,
+    s3), the masks of suits 0..3."""
     s0 = 0
     s1 = 0
     s2 = 0
@@ -526,6 +491,32 @@ def canonical_code(groups, cards) -> int:
             s2 |= bit * (s == 2)
             s3 |= bit * (s == 3)
         start += groups[j]
+    return s0, s1, s2, s3
+
+
+@njit(cache=True)
+def canonical_form(groups, cards):
+    """A complete invariant of a hand under suit renaming (at most 4 rounds).
+
+    Each suit's vector of rank sets per round, packed 13 bits per round, sorted: two hands
+    (groups as sets) are suit-isomorphic iff these 4-tuples are equal. Independent of the index
+    construction, so it can check it.
+    """
+    s0, s1, s2, s3 = _suit_masks(groups, cards)
+    return _sort4(s0, s1, s2, s3)
+
+
+@njit(cache=True)
+def canonical_code(groups, cards) -> int:
+    """An exact integer code of a hand's isomorphism class, computed without the index.
+
+    Suits are renamed in the order of their per-suit vectors of rank sets per round (as in
+    ``canonical_form``; equal vectors make the order of ties irrelevant), and the renamed hand
+    is coded as the mixed-radix number of its groups' colex indices among all 52 cards (radix
+    C(52, n) per group). Two hands get the same code iff they are suit-isomorphic. At most 4
+    rounds; the code fits in int64 when ``prod C(52, n_j)`` does.
+    """
+    s0, s1, s2, s3 = _suit_masks(groups, cards)
     # new name of suit s = number of suits with a smaller vector (ties by suit number)
     n0 = (s1 < s0) + (s2 < s0) + (s3 < s0)
     n1 = (s0 <= s1) + (s2 < s1) + (s3 < s1)

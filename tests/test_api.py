@@ -3,7 +3,6 @@
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -11,6 +10,7 @@ import pytest
 
 import cli
 from solve.lookup import lookup
+from serving import wait_until_serving
 
 fastapi = pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient  # noqa: E402
@@ -107,13 +107,7 @@ def test_serve_with_worker_processes_answers_as_the_library(data_dir):
     auth = {"Authorization": "Bearer t0k"}
     params = {"hole": "Qb", "board": "Ka", "history": "rc/r"}
     try:
-        for _ in range(600):
-            try:
-                httpx.get(f"{base}/strategies", headers=auth, timeout=1.0)
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None, proc.stderr.read().decode()
-                time.sleep(0.1)
+        wait_until_serving(base, proc)
         got = [httpx.get(f"{base}/strategies/leduc-full-lp/lookup", params=params, headers=auth,
                          timeout=60.0) for _ in range(8)]
         assert all(r.status_code == 200 for r in got)

@@ -13,7 +13,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import httpx
@@ -24,6 +23,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 import cli
+from serving import wait_until_serving
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 #: Chromium flags for this machine: no sandbox (root), and no background connections (the
@@ -48,13 +48,7 @@ def server(tmp_path_factory):
                             stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(600):
-            try:
-                httpx.get(f"{base}/strategies", timeout=1.0)
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None, proc.stderr.read().decode()
-                time.sleep(0.1)
+        wait_until_serving(base, proc)
         yield base
     finally:
         proc.terminate()

@@ -146,15 +146,34 @@ def test_sql_streams_csv_and_json(data):
     assert sum(sizes) == TOTAL and len(sizes) > 1  # in batches, not one table
 
 
+#: Runs argv[2:] as a child of its own and writes that child's exit status and peak RSS (KiB)
+#: to the file argv[1]. Why a launcher: Linux carries a process's high-water RSS across exec
+#: (``signal->maxrss`` takes the old address space's peak), and a child forked or vforked
+#: straight from the test process starts with the test process's address space, so its
+#: ``ru_maxrss`` would report the pytest worker's peak (630 MB in CI), not the command's.
+#: The launcher is a fresh small interpreter; what it forks starts from its few MB.
+_MEASURE = """\
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as fh:
+    fh.write(f"{os.waitstatus_to_exitcode(status)} {usage.ru_maxrss}")
+"""
+
+
 def _peak_rss_kib(data, query: str, out: Path) -> int:
-    """Run ``cli.py sql QUERY --format csv`` into ``out``; the process's peak RSS in KiB."""
+    """Run ``cli.py sql QUERY --format csv`` into ``out``; that process's own peak RSS in KiB."""
+    report = out.with_suffix(".rss")
     with open(out, "w") as fh:
-        proc = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "--data-dir", str(data),
-                                 "sql", query, "--format", "csv"], stdout=fh,
-                                stderr=subprocess.PIPE, env=_env())
-        _, status, usage = os.wait4(proc.pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0, proc.stderr.read()
-    return usage.ru_maxrss
+        proc = subprocess.run([sys.executable, "-c", _MEASURE, str(report), sys.executable,
+                               str(ROOT / "cli.py"), "--data-dir", str(data), "sql", query,
+                               "--format", "csv"], stdout=fh, stderr=subprocess.PIPE,
+                              env=_env(), timeout=600)
+    status, peak = map(int, report.read_text().split())
+    assert proc.returncode == 0 and status == 0, proc.stderr
+    return peak
 
 
 def test_sql_large_csv_result_streams_in_bounded_memory(data, tmp_path):
