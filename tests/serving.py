@@ -11,7 +11,7 @@ import httpx
 
 
 def wait_until_serving(base_url: str, proc: subprocess.Popen | None = None,
-                       timeout: float = 60.0) -> None:
+                       timeout: float = 300.0) -> None:
     """Poll ``base_url`` (``http://HOST:PORT``) until the server answers over HTTP (any status:
     a token-protected server answers 401, which is enough).
 
