@@ -12,6 +12,7 @@ from abstraction import store
 from abstraction.games import GAMES, HAND_COUNTS, ROUNDS, rhode_island
 from abstraction.holdem import holdem_hands
 from abstraction.methods import METHODS, PotentialAware
+from abstraction.ochs import check_opponent_clusters
 from abstraction.imperfect_recall import KIND_OF_METHOD
 from abstraction.public_board import public_board_buckets
 from abstraction.strategy_features import strategy_vectors
@@ -121,9 +122,9 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
         if args.method not in KIND_OF_METHOD:
             raise UserError(f"--recall imperfect is built for --method "
                             f"{', '.join(KIND_OF_METHOD)}, not {args.method}")
-        if args.game == "holdem" and args.method != "eb":
-            raise UserError(f"--recall imperfect on holdem is built for --method eb, not "
-                            f"{args.method} (the river is given per turn bucket)")
+        if args.game == "holdem" and args.method not in ("eb", "ochs"):
+            raise UserError(f"--recall imperfect on holdem is built for --method eb and ochs, "
+                            f"not {args.method} (the river is given per turn bucket)")
         if args.public_board or args.intermediate is not None:
             raise UserError("--recall imperfect takes neither --public-board nor --intermediate")
     pa_like = issubclass(METHODS[args.method], PotentialAware)
@@ -135,6 +136,11 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
         raise UserError(f"--buckets is required for method {args.method}")
     if opponent_clusters is not None and args.method != "ochs":
         raise UserError(f"--opponent-clusters applies to --method ochs, not {args.method}")
+    if opponent_clusters is not None:
+        try:
+            check_opponent_clusters(args.game, opponent_clusters)
+        except ValueError as exc:
+            raise UserError(f"--opponent-clusters: {exc}") from None
     if (from_strategy is not None or strategy_rounds is not None) and args.method != "strategy":
         raise UserError(f"--from-strategy and --strategy-rounds apply to --method strategy, "
                         f"not {args.method}")

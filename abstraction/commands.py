@@ -46,7 +46,8 @@ def register(subparsers) -> None:
                    help="pa, pa-emd, ochs: bottom-up cluster counts per round, e.g. ,,200 "
                         "(blank = default)")
     p.add_argument("--opponent-clusters", type=int, default=None,
-                   help="ochs: clusters of opponent starting hands (default 8)")
+                   help="ochs: clusters of opponent starting hands (default 8; rhode-island "
+                        "1..13, holdem 1..169, at most 16 for the river table's memory)")
     p.add_argument("--from-strategy", default=None, metavar="NAME",
                    help="strategy: the solved strategy whose play clusters the hands (a Rhode "
                         "Island strategy on an abstraction, e.g. the lossless one)")
@@ -56,8 +57,8 @@ def register(subparsers) -> None:
     p.add_argument("--recall", choices=("perfect", "imperfect"), default="perfect",
                    help="perfect (default): each round's buckets nested in the previous "
                    "round's; imperfect: every round clustered on its own, the earlier buckets "
-                   "forgotten (eb = EHS, pa-emd = EMD over next-round buckets, ochs; holdem: eb). "
-                   "Solved by CFR on the public tree; the LP and the type form need perfect "
+                   "forgotten (eb = EHS, pa-emd = EMD over next-round buckets, ochs; holdem: eb, "
+                   "ochs). Solved by CFR on the public tree; the LP and the type form need perfect "
                    "recall")
     p.add_argument("--public-board", action="store_true",
                    help="rhode-island: play the abstraction with the public cards visible, "

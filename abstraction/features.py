@@ -190,18 +190,27 @@ class EMDPotentialFeature(PotentialFeature):
 class OCHSFeature(EMDPotentialFeature):
     """Opponent cluster hand strength (Johanson, Burch, Valenzano & Bowling, "Evaluating
     state-space abstractions in extensive-form games", AAMAS 2013): in the last round a hand's
-    feature is its equity against each cluster of opponent hands (``vectors``, one row per
-    last-round hand, from ``abstraction.ochs``), clustered by k-means in L2; earlier rounds are
-    potential-aware with EMD over those clusters (``EMDPotentialFeature``), the ground the L2
-    distances between OCHS centres."""
+    feature is its equity against each cluster of opponent hands, clustered by k-means in L2.
+
+    Rhode Island Hold'em: ``vectors`` has one row per last-round hand (``abstraction.ochs``);
+    earlier rounds are potential-aware with EMD over those clusters (``EMDPotentialFeature``),
+    the ground the L2 distances between OCHS centres. Texas Hold'em: the river is a
+    ``LeafRound`` whose points are river codes (``abstraction.ochs_river``), a code's feature
+    its row of ``codebook``; the earlier rounds have precomputed equity histograms, compared
+    with EMD on the equity line as ``pa-emd`` does (the combination of Johanson et al.)."""
 
     vectors: np.ndarray | None = None
+    codebook: np.ndarray | None = None
 
     def leaf(self, rows: np.ndarray) -> Histograms:
         return Histograms(self.vectors[rows], Euclidean())
 
+    def leaf_transform(self, x: np.ndarray) -> np.ndarray:
+        """A ``LeafRound``'s points ``(mean equity, code)``: the code's OCHS vector."""
+        return self.codebook[x[:, 1].astype(np.int64)]
+
     def __call__(self, r: int, rows: np.ndarray, parent: int):
-        if r == len(self.hands.rounds) - 1:
+        if self.hands.leaf is None and r == len(self.hands.rounds) - 1:
             return self.vectors[rows]
         return super().__call__(r, rows, parent)
 

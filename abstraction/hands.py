@@ -10,6 +10,7 @@ loss) in the last round, or a precomputed next-round histogram. Game adapters
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -50,6 +51,9 @@ class LeafRound:
         points: ``points(parent_bucket_of_each_previous_round_hand) -> (list of Points, p)``:
             per previous-round bucket, the distinct equities (``x`` of shape (n, 1)) with their
             conditional probabilities ``w`` (summing to 1), and ``p`` the buckets' probabilities.
+            ``x[:, 0]`` is always the equity; a method may put more columns after it, which
+            its feature's ``leaf_transform`` turns into the clustered feature (``ochs``: the
+            river code, ``abstraction.ochs_river``).
     """
 
     size: int
@@ -59,11 +63,13 @@ class LeafRound:
 @dataclass(frozen=True)
 class GameHands:
     """A game's hand tree: ``rounds[r].parent`` indexes ``rounds[r-1]``; an optional
-    ``leaf`` is one more round given per parent bucket."""
+    ``leaf`` is one more round given per parent bucket; ``data_dir``: the data directory the
+    hands were read from (where a method may cache what it derives from them), if any."""
 
     game: str
     rounds: tuple[HandRound, ...]
     leaf: LeafRound | None = None
+    data_dir: Path | None = None
 
     def __post_init__(self) -> None:
         for r, h in enumerate(self.rounds):

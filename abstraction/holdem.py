@@ -142,7 +142,7 @@ def holdem_hands(data_dir=None, workers: int = 1, progress: bool = False,
     key = _river_keys(root, HandIndexer((2, 5)).size)
     turn_weight = rounds[2].weight
     leaf = LeafRound(HandIndexer((2, 3, 1, 1)).size, _RiverPoints(key, turn_weight))
-    return GameHands("holdem", tuple(rounds), leaf)
+    return GameHands("holdem", tuple(rounds), leaf, data_dir=root)
 
 
 def _preflop_histograms(flop: HandRound, n: int) -> np.ndarray:

@@ -18,7 +18,11 @@ distance whose ground is the distance between those buckets' centres:
 - ``ehs``: every round by its expected hand strength (equity; k-means in one dimension).
 - ``emd``: the last round by its showdown-outcome distribution under EMD on the equity line,
   every earlier round by its histogram over the next round's buckets under EMD.
-- ``ochs``: the last round by the OCHS vector (L2), earlier rounds as ``emd``.
+- ``ochs``: the last round by the OCHS vector (L2), earlier rounds as ``emd``. Texas Hold'em:
+  the river's 123 million hands by their OCHS vectors (``abstraction.ochs_river``: k-means on
+  a sample, then every hand assigned exactly; the round's ``bucket`` is then by [2,5] index),
+  the earlier rounds by equity as ``ehs`` (a histogram of each of the turn's 55 million hands
+  over 9,000 river buckets, under EMD, is out of reach).
 
 Which solvers accept the result: counterfactual regret minimisation on the public tree (Rhode
 Island ``--engine tree``, the Texas Hold'em samplers) and every evaluation at real cards (exact
@@ -123,22 +127,39 @@ def _ordered(labels: np.ndarray, cents: np.ndarray, weight: np.ndarray, equity: 
     return relabel[labels], np.asarray(cents)[rank]
 
 
+def _river_by_vectors(river, k: int, seed: int):
+    """A listed-per-hand river clustered by its feature vectors (``river.cluster``): the
+    ``RoundResult`` (``bucket`` by river hand, buckets weak -> strong), error, distinct rows."""
+    labels, cents, err, distinct = river.cluster(k, seed)
+    kk = len(cents)
+    w, count, eq, lo, hi = river.bucket_stats(labels, kk)
+    rank = np.lexsort(tuple(np.asarray(cents).T[::-1]) + (eq,))
+    relabel = np.empty(kk, dtype=np.int32)
+    relabel[rank] = np.arange(kk, dtype=np.int32)
+    for a in range(0, len(labels), 1 << 24):
+        labels[a:a + (1 << 24)] = relabel[labels[a:a + (1 << 24)]]
+    res = RoundResult(labels, np.full(kk, -1, np.int64), list(np.asarray(cents)[rank]), w[rank],
+                      count[rank], eq[rank], np.stack([lo, hi], axis=1)[rank])
+    return res, err, distinct
+
+
 def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
                     random_state: int = 0, n_init: int = 4) -> list[RoundResult]:
     """Per round, the imperfect-recall clustering of all its hands (module docstring).
 
     Args:
-        hands: the game; a Texas Hold'em river is a ``LeafRound`` (``ehs`` only).
+        hands: the game; a Texas Hold'em river is a ``LeafRound`` (``ehs``, ``ochs``).
         buckets: K_r per round.
         kind: ``ehs``, ``emd`` or ``ochs``.
         last_feature: for ``emd``/``ochs``, ``(x (hands, d), metric or None)`` of every
-            last-round hand.
+            last-round hand; for ``ochs`` with a ``LeafRound``, the river
+            (``abstraction.ochs_river.OCHSRiver``: ``cluster`` and ``bucket_stats``).
     """
     if kind not in ("ehs", "emd", "ochs"):
         raise ValueError(f"imperfect recall is built for ehs, emd and ochs, not {kind!r}")
     n_rounds = len(hands.sizes)
     has_leaf = len(hands.rounds) < n_rounds
-    if kind != "ehs" and has_leaf:
+    if has_leaf and not (kind == "ehs" or kind == "ochs" and hasattr(last_feature, "cluster")):
         raise ValueError(f"imperfect-recall {kind} needs every last-round hand listed "
                          f"({hands.game}'s river is given per turn bucket): use ehs")
     out: list[RoundResult | None] = [None] * n_rounds
@@ -147,7 +168,9 @@ def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
         t0 = time.perf_counter()
         k = int(buckets[r])
         seed = seed_for(random_state, r, k)
-        if r == len(hands.rounds):  # Hold'em river: its distinct equities, as one parent
+        if r == len(hands.rounds) and kind == "ochs":  # Hold'em river by OCHS vectors
+            res, err, distinct = _river_by_vectors(last_feature, k, seed)
+        elif r == len(hands.rounds):  # Hold'em river: its distinct equities, as one parent
             pts = hands.leaf.points(np.zeros(len(hands.rounds[-1].weight), np.int64))[0][0]
             labels, cents, err = _cluster(pts, k, seed, n_init)
             eq = pts.x[:, 0]
@@ -165,7 +188,7 @@ def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
             distinct = len(pts)
         else:
             h = hands.rounds[r]
-            if kind == "ehs":
+            if kind == "ehs" or has_leaf:
                 x, metric = h.equity[:, None], None
             elif r == n_rounds - 1:
                 x, metric = last_feature
@@ -181,8 +204,9 @@ def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
             metric_of[r] = metric
             distinct = len(pts)
         sizes = res.hands
+        feature = "ehs" if has_leaf and r < len(hands.rounds) else kind
         res.report = {"round": r, "requested": k, "built": res.n_buckets, "recall": "imperfect",
-                      "feature": kind, "error": float(err), "distinct_hand_values": distinct,
+                      "feature": feature, "error": float(err), "distinct_hand_values": distinct,
                       "sizes": {"min": int(sizes.min()), "median": float(np.median(sizes)),
                                 "mean": float(sizes.mean()), "max": int(sizes.max())},
                       "seconds": round(time.perf_counter() - t0, 3)}

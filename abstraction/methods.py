@@ -39,15 +39,17 @@ Example:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 import numpy as np
 
 from abstraction.features import (OUTCOME_POSITIONS, EMDPotentialFeature, EquityFeature,
                                   OCHSFeature, PotentialFeature, StrategyFeature)
-from abstraction.ochs import ochs_vectors, opponent_clusters
+from abstraction.ochs import check_opponent_clusters, ochs_vectors, opponent_clusters
+from abstraction.ochs_river import holdem_river
 from abstraction.emd import EMDLine
-from abstraction.hands import GameHands
+from abstraction.hands import GameHands, LeafRound
 from abstraction.imperfect_recall import KIND_OF_METHOD, build_imperfect
 from abstraction.tree import build_tree, round_result
 from etl.rhode_island import hand_key, hand_rank3, hand_tree, raw_hands
@@ -364,13 +366,23 @@ class PotentialAwareEMD(PotentialAware):
 
 
 class OpponentClusterHandStrength(PotentialAware):
-    """OCHS (Johanson et al., AAMAS 2013): last round by equity against each of
-    ``opponent_clusters`` clusters of opponent starting hands (``abstraction.ochs``), earlier
-    rounds potential-aware with EMD over those clusters. Rhode Island Hold'em (Texas Hold'em's
-    river OCHS table is not built)."""
+    """OCHS (Johanson et al., AAMAS 2013): the last round by equity against each of
+    ``opponent_clusters`` clusters of opponent starting hands (``abstraction.ochs``).
+    Rhode Island Hold'em: earlier rounds potential-aware with EMD over those clusters.
+
+    Texas Hold'em (``abstraction.ochs_river``; ``opponent_clusters`` 1..169, at most 16 for
+    the river table's memory): perfect recall clusters the river within each turn bucket by
+    k-means on the OCHS vectors of the river hands its turn hands reach (each river hand by its
+    code: the 123 million vectors quantised into 65,535 codes first), and the preflop, flop and
+    turn as ``pa-emd`` does on Texas Hold'em: next-round equity histograms (``hist_flop``,
+    ``hist_turn``, the preflop's the mixture of its flop hands') under EMD on the equity line,
+    Johanson et al.'s own combination. Not EMD over the river's OCHS clusters as on Rhode
+    Island: each of the turn's 55 million hands would need a histogram over the river clusters
+    of its parent, each parent its own ground, and the flop likewise over those. Imperfect
+    recall clusters all river hands on their own and the earlier rounds by equity (as ``eb``)."""
 
     method = "ochs"
-    games = ("rhode-island",)
+    games = ("holdem", "rhode-island")
 
     def __init__(self, buckets, random_state: int = 0, n_init: int = 4, kmax: int | None = None,
                  workers: int = 1, progress: bool = False,
@@ -384,16 +396,31 @@ class OpponentClusterHandStrength(PotentialAware):
 
     def _check_params(self, hands):
         buckets = super()._check_params(hands)
-        if hands.game != "rhode-island":
-            raise ValueError(f"ochs is implemented for rhode-island, not {hands.game} (it needs "
-                             "every last-round hand listed)")
-        if not 1 <= self.opponent_clusters <= 13:
-            raise ValueError(f"opponent_clusters must be in 1..13 (Rhode Island's private-card "
-                             f"ranks), got {self.opponent_clusters}")
+        check_opponent_clusters(hands.game, self.opponent_clusters)
+        if hands.game == "holdem" and (hands.leaf is None or hands.rounds[0].histogram is None):
+            raise ValueError("ochs on holdem needs abstraction.holdem.holdem_hands (preflop "
+                             "histograms, the river given per turn bucket)")
         return buckets
 
+    def fit(self, hands: GameHands) -> "OpponentClusterHandStrength":
+        self._river = self.opponent_clusters_ = None
+        if hands.game == "holdem":
+            self._check_params(hands)
+            self._river = holdem_river(hands, self.opponent_clusters, int(self.random_state),
+                                       self.n_init, self.recall == "perfect", self.progress)
+            if self.recall == "perfect":
+                hands = replace(hands, leaf=LeafRound(hands.leaf.size, self._river.points))
+        try:
+            super().fit(hands)
+        finally:
+            river, self._river = self._river, None  # the table is memory-mapped GiBs
+        if river is not None:
+            self.opponent_clusters_ = np.asarray(river.table.clusters)
+            self.rounds_[-1].report.update(river.report())
+        return self
+
     def _last_feature(self, hands):
-        return self._vectors(), None
+        return self._river if self._river is not None else (self._vectors(), None)
 
     def _vectors(self) -> np.ndarray:
         return ochs_vectors(opponent_clusters(self.opponent_clusters,
@@ -402,11 +429,18 @@ class OpponentClusterHandStrength(PotentialAware):
 
     def _features(self, hands, buckets):
         inter = None if self.intermediate is None else tuple(self.intermediate)
-        return OCHSFeature(hands, buckets, inter, int(self.random_state), self.n_init,
-                           vectors=self._vectors())
+        if hands.game == "holdem":  # the feature ships to the workers: not the river's table
+            hands = replace(hands, leaf=LeafRound(hands.leaf.size, None))
+            kw = {"codebook": np.asarray(self._river.codebook)}
+        else:
+            kw = {"vectors": self._vectors()}
+        return OCHSFeature(hands, buckets, inter, int(self.random_state), self.n_init, **kw)
 
     def params(self) -> dict:
-        return {**super().params(), "opponent_clusters": self.opponent_clusters}
+        out = {**super().params(), "opponent_clusters": self.opponent_clusters}
+        if getattr(self, "opponent_clusters_", None) is not None:
+            out["opponent_cluster_of_class"] = [int(c) for c in self.opponent_clusters_]
+        return out
 
 
 class StrategyBased(PotentialAware):

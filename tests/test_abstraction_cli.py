@@ -73,11 +73,11 @@ def test_bad_requests(tmp_path, capsys, argv, message):
     assert err.startswith("error:") and message in err and "\n" not in err
 
 
-def test_ochs_is_rhode_island_only_and_checked_before_loading(tmp_path, capsys):
-    assert run(tmp_path, "build-abstraction", "--method", "ochs", "--buckets",
-               "20,800,4800,28800") == 2
+def test_method_games_are_checked_before_loading(tmp_path, capsys):
+    assert run(tmp_path, "build-abstraction", "--method", "strategy", "--buckets",
+               "20,800,4800,28800", "--from-strategy", "x") == 2
     err = capsys.readouterr().err.strip()
-    assert err == "error: ochs is available for rhode-island only"
+    assert err == "error: strategy is available for rhode-island only"
     assert not (tmp_path / "tables").exists()  # nothing was computed
 
 

@@ -162,11 +162,14 @@ def test_emd_feature_is_seeded_and_sums_to_one():
     assert g.shape == (a.x.shape[1],) * 2 and np.allclose(g, g.T) and np.all(np.diag(g) == 0)
 
 
-def test_ochs_needs_rhode_island():
+def test_ochs_needs_its_games_hands():
+    """Texas Hold'em OCHS (tests/test_abstraction_holdem_ochs.py) needs the Hold'em adapter's
+    hands; other games are refused."""
     game = rhode_island()
-    other = GameHands("holdem", game.rounds)
-    with pytest.raises(ValueError, match="rhode-island"):
-        OpponentClusterHandStrength(SMALL).fit(other)
+    with pytest.raises(ValueError, match="holdem_hands"):
+        OpponentClusterHandStrength(SMALL).fit(GameHands("holdem", game.rounds))
+    with pytest.raises(ValueError, match="implemented for holdem and rhode-island"):
+        OpponentClusterHandStrength(SMALL).fit(GameHands("leduc", game.rounds))
 
 
 def test_incremental_line_emd_curve_prices_each_k_by_its_nearest_centre_distances():

@@ -145,6 +145,12 @@ def river_keys(data_dir) -> np.ndarray:
     return out
 
 
+#: methods whose Texas Hold'em river buckets are not equity ranges within the turn bucket
+#: (OCHS: clusters of equity vectors against opponent clusters), so ``river_lut`` cannot
+#: express them; ``load_buckets`` refuses them rather than read them wrongly
+RIVER_NOT_BY_EQUITY = ("ochs",)
+
+
 def load_buckets(name: str, data_dir) -> HoldemBuckets:
     """The lookups of abstraction ``name`` built by ``cli.py build-abstraction --game holdem``.
 
@@ -155,11 +161,15 @@ def load_buckets(name: str, data_dir) -> HoldemBuckets:
         row = s.get(Abstraction, name)
         if row is None:
             raise UserError(f"no abstraction {name!r} (see `cli.py abstractions`)")
-        game, stored = row.game, row.path
+        game, stored, method = row.game, row.path, row.method
 
     path = resolve_stored(data_dir, stored, Path(data_dir) / "abstractions" / name)
     if game != "holdem":
         raise UserError(f"abstraction {name!r} is for {game!r}, not holdem")
+    if method in RIVER_NOT_BY_EQUITY:
+        raise UserError(f"abstraction {name!r} ({method}): its river buckets are not equity "
+                        "ranges, and the Hold'em solver's river lookup reads equity thresholds; "
+                        "it cannot play this abstraction yet")
     try:
         rounds, parents = [], []
         for r in range(3):
