@@ -55,9 +55,12 @@ def play(look: HoldemLookup, game, make_bot, hands: int, seed: int) -> np.ndarra
     tree = look.tree
     rng = np.random.default_rng(seed)
     out = np.empty(hands)
+    # one bot per seat for the whole match: a bot made afresh each hand with the same seed
+    # would replay the same "random" choices every hand (a fixed sequence, not uniform random)
+    bots = {p: make_bot(p) for p in (0, 1)}
     for i in range(hands):
         seat = i % 2
-        bot = make_bot(1 - seat)
+        bot = bots[1 - seat]
         state = game.new_initial_state()
         cards: list[int] = []
         n = 0
