@@ -8,13 +8,14 @@ from numba import njit
 
 @njit(cache=True)
 def row_hashes(bits):
-    """A 64-bit hash of every row of ``bits`` (uint64 words, e.g. the bits of float64 rows)."""
+    """A 64-bit hash of every row of ``bits`` (unsigned words: uint64 for the bits of float64
+    rows, uint32 for float32 rows); equal rows hash equal."""
     n, d = bits.shape
     out = np.empty(n, np.uint64)
     for i in range(n):
         h = np.uint64(0xCBF29CE484222325)
         for j in range(d):
-            v = bits[i, j] * np.uint64(0x9E3779B97F4A7C15)
+            v = np.uint64(bits[i, j]) * np.uint64(0x9E3779B97F4A7C15)
             v ^= v >> np.uint64(29)
             h = (h ^ v) * np.uint64(0x100000001B3)
         out[i] = h
@@ -29,10 +30,21 @@ def dedupe_sorted(bits, order, h):
     different rows. Returns (inverse: the distinct-row id of every row, first: the first row
     of every distinct id); ids are numbered in hash order.
     """
-    n, d = bits.shape
+    n = bits.shape[0]
     inverse = np.empty(n, np.int64)
     first = np.empty(n, np.int64)
-    rep = np.empty(n, np.int64)
+    m = group_rows(bits, order, h, inverse, first)
+    return inverse, first[:m]
+
+
+@njit(cache=True)
+def group_rows(bits, order, h, inverse, first) -> int:
+    """Distinct rows of ``bits`` given ``order`` sorting the row hashes ``h``: rows of equal
+    hash are compared word by word, so a collision never merges different rows. Writes each
+    row's distinct id (``inverse``, numbered in hash order) and each id's first row
+    (``first[:m]``); returns m."""
+    n, d = bits.shape
+    reps = np.empty(8, np.int64)  # the ids met in the current run of equal hashes
     m = 0
     i = 0
     while i < n:
@@ -44,22 +56,25 @@ def dedupe_sorted(bits, order, h):
             r = order[t]
             found = -1
             for q in range(nrep):
-                s = rep[q]
+                s = first[reps[q]]
                 same = True
                 for c in range(d):
                     if bits[r, c] != bits[s, c]:
                         same = False
                         break
                 if same:
-                    found = inverse[s]
+                    found = reps[q]
                     break
             if found < 0:
-                rep[nrep] = r
+                if nrep == reps.shape[0]:
+                    grown = np.empty(2 * nrep, np.int64)
+                    grown[:nrep] = reps
+                    reps = grown
+                reps[nrep] = m
                 nrep += 1
                 first[m] = r
-                inverse[r] = m
+                found = m
                 m += 1
-            else:
-                inverse[r] = found
+            inverse[r] = found
         i = j
-    return inverse, first[:m]
+    return m

@@ -38,7 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
-from abstraction._ochs_kernels import code_histograms, group_rows, row_hashes
+from abstraction._ochs_kernels import code_histograms
+from abstraction._points_kernels import group_rows, row_hashes
 from abstraction.clustering import Points, seed_for
 from abstraction.hands import GameHands
 from abstraction.ochs import (HoldemOCHS, cache_dir, cached_holdem_ochs,
