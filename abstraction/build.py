@@ -66,6 +66,10 @@ def _parse_rounds(text: str | None, game: str) -> tuple[int, ...] | None:
                         f"{text!r}") from None
     if any(r not in range(ROUNDS[game]) for r in rounds):
         raise UserError(f"--strategy-rounds: {game} has rounds 1..{ROUNDS[game]}, got {text!r}")
+    if game == "holdem" and set(rounds) != {0}:
+        raise UserError(f"--strategy-rounds: on holdem only the preflop (1, the default) is "
+                        f"clustered by strategy vectors, the flop, turn and river "
+                        f"potential-aware; got {text!r}")
     return rounds
 
 
@@ -145,8 +149,10 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
         raise UserError(f"--from-strategy and --strategy-rounds apply to --method strategy, "
                         f"not {args.method}")
     if args.method == "strategy" and from_strategy is None:
-        raise UserError("--method strategy needs --from-strategy NAME (a solved Rhode Island "
-                        "strategy on an abstraction, e.g. the lossless one)")
+        raise UserError("--method strategy needs --from-strategy NAME (" + (
+            "a holdem strategy solved on an abstraction with the 169 preflop classes"
+            if args.game == "holdem" else
+            "a solved Rhode Island strategy on an abstraction, e.g. the lossless one") + ")")
     rounds = _parse_rounds(strategy_rounds, args.game)
     if args.workers is None:
         args.workers = (os.cpu_count() or 1) if args.game == "holdem" else 1
@@ -162,6 +168,13 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
         raise UserError(f"abstraction {name!r} exists (use --replace to rebuild it)")
 
     t0 = time.perf_counter()
+    vectors = None
+    if args.method == "strategy":  # before the hands: a bad strategy fails before the ETL runs
+        try:
+            vectors = strategy_vectors(resolve_data_dir(args.data_dir), from_strategy,
+                                       game=args.game)
+        except (ValueError, FileNotFoundError) as exc:
+            raise UserError(f"--from-strategy: {exc}") from None
     hands = load_game(args.game, args.data_dir, args.workers, args.method, progress)
     kmax_factor = args.kmax_factor
     if kmax_factor is None and args.game == "holdem":
@@ -178,10 +191,6 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
     if recall == "imperfect":
         kwargs["recall"] = recall
     if args.method == "strategy":
-        try:
-            vectors = strategy_vectors(resolve_data_dir(args.data_dir), from_strategy)
-        except (ValueError, FileNotFoundError) as exc:
-            raise UserError(f"--from-strategy: {exc}") from None
         kwargs.update(vectors=vectors, rounds=rounds, from_strategy=from_strategy)
     if args.method == "lossless":
         kwargs = {"random_state": args.seed}

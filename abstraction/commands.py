@@ -24,8 +24,8 @@ def register(subparsers) -> None:
                         "(optional for lossless)")
     p.add_argument("--method", default="pa",
                    help=f"one of {', '.join(METHOD_NAMES)} (default pa); pa-emd: potential-aware "
-                        "with the earth mover's distance; ochs: opponent cluster hand strength "
-                        "(rhode-island)")
+                        "with the earth mover's distance; ochs: opponent cluster hand strength; "
+                        "strategy: clustered by a solved strategy (GS4, --from-strategy)")
     p.add_argument("--game", default="holdem", help="holdem (default) or rhode-island")
     p.add_argument("--name", default=None, help="default: GAME-METHOD-BUCKETS")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -49,11 +49,17 @@ def register(subparsers) -> None:
                    help="ochs: clusters of opponent starting hands (default 8; rhode-island "
                         "1..13, holdem 1..169, at most 16 for the river table's memory)")
     p.add_argument("--from-strategy", default=None, metavar="NAME",
-                   help="strategy: the solved strategy whose play clusters the hands (a Rhode "
-                        "Island strategy on an abstraction, e.g. the lossless one)")
+                   help="strategy (GS4, Gilpin's thesis, CMU 2009, ch. 6): the solved strategy "
+                        "whose play clusters the hands, by the L1 distance between their "
+                        "realisation plans. rhode-island: a Rhode Island strategy on an "
+                        "abstraction, e.g. the lossless one; holdem: a `solve --game holdem` "
+                        "strategy on an abstraction with the 169 preflop classes (e.g. built "
+                        "with --buckets 169,...) and the later rounds abstracted, whose preflop "
+                        "play clusters the 169 preflop hands")
     p.add_argument("--strategy-rounds", default=None, metavar="R1,R2",
-                   help="strategy: the rounds (1-based) clustered by strategy vectors "
-                        "(default all; the others potential-aware)")
+                   help="strategy: the rounds (1-based) clustered by strategy vectors, the "
+                        "others potential-aware (rhode-island: default all; holdem: 1 only, "
+                        "the preflop)")
     p.add_argument("--recall", choices=("perfect", "imperfect"), default="perfect",
                    help="perfect (default): each round's buckets nested in the previous "
                    "round's; imperfect: every round clustered on its own, the earlier buckets "

@@ -8,7 +8,8 @@
   Sandholm, AAAI 2014).
 - ``OpponentClusterHandStrength`` (``ochs``): Johanson, Burch, Valenzano & Bowling, AAMAS 2013.
 - ``StrategyBased`` (``strategy``): hands clustered by their play in a solved finer game
-  (Gilpin's thesis, CMU 2009, ch. 6).
+  (Gilpin's thesis, CMU 2009, ch. 6; GS4): any round of Rhode Island Hold'em, Texas Hold'em's
+  preflop (from a solve on the 169 preflop classes; later rounds potential-aware).
 - ``Lossless`` (``lossless``): the ordered game isomorphism of GameShrink (Gilpin & Sandholm,
   "Lossless abstraction of imperfect information games", JACM 2007) for Rhode Island Hold'em:
   hands of a round share a bucket when they share the parent bucket and have the same
@@ -151,6 +152,14 @@ class _Abstraction:
     @property
     def report_(self) -> list[dict]:
         return [r.report for r in self.rounds_]
+
+    def river_codes(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """A last round given per parent bucket (``LeafRound``, Texas Hold'em's river) whose
+        points are codes rather than equities: (the code of every river hand by canonical
+        index, uint16; the codes' feature rows), which the store keeps so the river can be
+        looked up (each river hand of a parent bucket in the child whose centroid is nearest
+        its code's row); None otherwise."""
+        return None
 
     def params(self) -> dict:
         return {"n_init": self.n_init, "kmax": self.kmax, "kmax_factor": self.kmax_factor,
@@ -403,7 +412,7 @@ class OpponentClusterHandStrength(PotentialAware):
         return buckets
 
     def fit(self, hands: GameHands) -> "OpponentClusterHandStrength":
-        self._river = self.opponent_clusters_ = None
+        self._river = self.opponent_clusters_ = self._codes = None
         if hands.game == "holdem":
             self._check_params(hands)
             self._river = holdem_river(hands, self.opponent_clusters, int(self.random_state),
@@ -417,7 +426,12 @@ class OpponentClusterHandStrength(PotentialAware):
         if river is not None:
             self.opponent_clusters_ = np.asarray(river.table.clusters)
             self.rounds_[-1].report.update(river.report())
+            if river.codebook is not None:
+                self._codes = (river.codes, np.asarray(river.codebook))
         return self
+
+    def river_codes(self):
+        return getattr(self, "_codes", None)
 
     def _last_feature(self, hands):
         return self._river if self._river is not None else (self._vectors(), None)
@@ -444,15 +458,25 @@ class OpponentClusterHandStrength(PotentialAware):
 
 
 class StrategyBased(PotentialAware):
-    """Strategy-based (GS4; Gilpin's thesis ch. 6): the hands of the rounds in ``rounds``
-    (default all) clustered by the L1 distance between their strategy vectors in a solved finer
-    game (``vectors``: per round, one row per hand, from
+    """Strategy-based (GS4; Gilpin's thesis, "Algorithms for abstracting and solving imperfect
+    information games", CMU 2009, ch. 6): the hands of the rounds in ``rounds`` clustered by
+    k-means under the L1 distance between their strategy vectors in a solved finer game
+    (``vectors``: per round, one row per hand, from
     ``abstraction.strategy_features.strategy_vectors``), the other rounds potential-aware as
-    ``pa``. Rhode Island Hold'em, from any stored strategy on an abstraction (the lossless one
-    gives the real game's play)."""
+    ``pa``.
+
+    Rhode Island Hold'em: ``rounds`` default all; the vectors from any stored strategy on an
+    abstraction (the lossless one gives the real game's play). Texas Hold'em: the preflop only
+    (``rounds`` default and must be ``(0,)``; ``vectors`` may hold the preflop's alone), its
+    169 hands' vectors read from a strategy solved with the 169 lossless preflop classes and the
+    later rounds abstracted; the flop, turn and river as ``pa`` builds them on Texas Hold'em
+    (the precomputed next-round equity histograms, the river by equity ranges within its turn
+    bucket)."""
 
     method = "strategy"
-    games = ("rhode-island",)
+    games = ("holdem", "rhode-island")
+    #: per game, the rounds that may be clustered by strategy vectors (None: any)
+    vector_rounds = {"holdem": (0,), "rhode-island": None}
 
     def __init__(self, buckets, random_state: int = 0, n_init: int = 4, kmax: int | None = None,
                  workers: int = 1, progress: bool = False,
@@ -469,22 +493,32 @@ class StrategyBased(PotentialAware):
     def _check_params(self, hands):
         buckets = super()._check_params(hands)
         if hands.game not in self.games:
-            raise ValueError(f"strategy is implemented for rhode-island, not {hands.game}")
+            raise ValueError(f"strategy is implemented for {' and '.join(self.games)}, not "
+                             f"{hands.game}")
         if self.vectors is None:
             raise ValueError("strategy needs the strategy vectors of a solved game (vectors=, "
                              "or --from-strategy NAME)")
         rounds = self._rounds(hands)
+        allowed = self.vector_rounds[hands.game]
+        if allowed is not None and any(r not in allowed for r in rounds):
+            raise ValueError(f"strategy on {hands.game} clusters only round(s) "
+                             f"{', '.join(map(str, allowed))} (0-based) by strategy vectors, "
+                             f"the others potential-aware; got rounds {rounds}")
         for r in rounds:
             if r not in range(len(hands.rounds)):
                 raise ValueError(f"rounds: no round {r} in {hands.game}")
+            if r >= len(self.vectors):
+                raise ValueError(f"vectors has no round {r} (only {len(self.vectors)} rounds)")
             if len(self.vectors[r]) != len(hands.rounds[r]):
                 raise ValueError(f"vectors[{r}] has {len(self.vectors[r])} rows for the "
                                  f"{len(hands.rounds[r])} hands of round {r}")
         return buckets
 
     def _rounds(self, hands) -> tuple[int, ...]:
-        return tuple(range(len(hands.rounds))) if self.rounds is None else \
-            tuple(int(r) for r in self.rounds)
+        if self.rounds is not None:
+            return tuple(int(r) for r in self.rounds)
+        allowed = self.vector_rounds.get(hands.game)
+        return tuple(range(len(hands.rounds))) if allowed is None else tuple(allowed)
 
     def _features(self, hands, buckets):
         inter = None if self.intermediate is None else tuple(self.intermediate)

@@ -25,7 +25,8 @@ import pyarrow.parquet as pq
 from abstraction.hands import GameHands
 from abstraction.tree import RoundResult
 from etl.lock import file_lock
-from schema.abstraction import BUCKETS_SCHEMA, CENTROIDS_SCHEMA, THRESHOLDS_SCHEMA
+from schema.abstraction import (BUCKETS_SCHEMA, CENTROIDS_SCHEMA, RIVER_CODEBOOK_SCHEMA,
+                                RIVER_CODES_SCHEMA, THRESHOLDS_SCHEMA)
 from schema.catalog import catalog_path, open_read_only, session_scope
 from schema.catalog_abstraction import Abstraction
 from schema.paths import data_dir as resolve_data_dir
@@ -60,6 +61,16 @@ def round_table(r: int, res: RoundResult) -> pa.Table:
         "bucket": res.bucket.astype(np.int32),
         "parent_bucket": res.parent[res.bucket].astype(np.int32),
     }, schema=BUCKETS_SCHEMA)
+
+
+def river_code_tables(codes: np.ndarray, codebook: np.ndarray) -> tuple[pa.Table, pa.Table]:
+    """The river codes of every river hand and the codebook (``schema.abstraction``)."""
+    codebook = np.asarray(codebook, np.float64)
+    return (pa.table({"hand": np.arange(len(codes), dtype=np.int64),
+                      "code": np.asarray(codes, np.uint16)}, schema=RIVER_CODES_SCHEMA),
+            pa.table({"code": np.arange(len(codebook), dtype=np.int32),
+                      "vector": pa.array(list(codebook), type=pa.list_(pa.float64()))},
+                     schema=RIVER_CODEBOOK_SCHEMA))
 
 
 def centroids_table(rounds: list[RoundResult]) -> pa.Table:
@@ -128,8 +139,14 @@ def _save(model, hands, name, root, seed, seconds, replace, data_dir) -> Abstrac
         if p.exists():
             shutil.rmtree(p)
     for r, res in enumerate(model.rounds_):
-        if r < len(hands.rounds):  # a LeafRound is stored as equity thresholds only
+        # a LeafRound is stored as equity thresholds (and codes, below) unless it was
+        # clustered hand by hand (Texas Hold'em ochs with imperfect recall)
+        if r < len(hands.rounds) or len(res.bucket):
             atomic_write_parquet(round_table(r, res), staging / f"round{r}.parquet")
+    codes = model.river_codes()
+    if codes is not None:
+        for stem, table in zip(("river_codes", "river_codebook"), river_code_tables(*codes)):
+            atomic_write_parquet(table, staging / f"{stem}.parquet")
     atomic_write_parquet(centroids_table(model.rounds_), staging / "centroids.parquet")
     atomic_write_parquet(thresholds_table(model.rounds_), staging / "thresholds.parquet")
     root.parent.mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,11 @@ An abstraction named NAME is stored under ``<data_dir>/abstractions/NAME/``:
 - ``thresholds.parquet`` (``THRESHOLDS_SCHEMA``): the equity range of every bucket within its
   parent; where ``interval`` is true the bucket is exactly the parent's hands with equity in
   ``[min_equity, max_equity]`` (river buckets of Texas Hold'em are stored this way).
+- Texas Hold'em ``ochs``: with imperfect recall the river is listed per hand in
+  ``round3.parquet``; with perfect recall ``river_codes.parquet`` (``RIVER_CODES_SCHEMA``)
+  gives every river hand's code and ``river_codebook.parquet`` (``RIVER_CODEBOOK_SCHEMA``)
+  each code's OCHS vector: a river hand under turn bucket t is in the child of t whose
+  centroid (``centroids.parquet``) is nearest its code's vector.
 """
 
 from __future__ import annotations
@@ -43,4 +48,17 @@ THRESHOLDS_SCHEMA = pa.schema([
     pa.field("min_equity", pa.float64(), nullable=False),
     pa.field("max_equity", pa.float64(), nullable=False),
     pa.field("interval", pa.bool_(), nullable=False),
+])
+
+#: the river code of every canonical river hand ([2,5] index) of a perfect-recall Texas
+#: Hold'em ``ochs`` abstraction
+RIVER_CODES_SCHEMA = pa.schema([
+    pa.field("hand", pa.int64(), nullable=False),
+    pa.field("code", pa.uint16(), nullable=False),
+])
+
+#: the feature row (OCHS vector) of every river code
+RIVER_CODEBOOK_SCHEMA = pa.schema([
+    pa.field("code", pa.int32(), nullable=False),
+    pa.field("vector", pa.list_(pa.float64()), nullable=False),
 ])

@@ -225,8 +225,8 @@ class HoldemLookup:
         padded[:len(board_ids)] = board_ids
         out = np.zeros(4, np.int64)
         # only the rounds dealt so far: the kernel indexes the cards of every round it is given
-        HK.hand_buckets(hole_ids[0], hole_ids[1], padded, rnd + 1, buckets.arrays, self.tabs,
-                        buckets.river_key, np.zeros(7, np.int64), out)
+        HK.hand_buckets(hole_ids[0], hole_ids[1], padded, rnd + 1, buckets.lookup, self.tabs,
+                        np.zeros(7, np.int64), out)
         k = int(tree.nact[n])
         off = self.policy.offset
         base = int(off[n, 0] + out[rnd] * off[n, 1])

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import cli
-from abstraction import ochs, ochs_river
+from abstraction import ochs, ochs_river, store
 from abstraction.clustering import Points
 from abstraction.hands import GameHands, HandRound, LeafRound
 from abstraction.holdem import round_index_arrays
@@ -28,6 +28,7 @@ from etl.isomorphism import HandIndexer
 from schema.catalog import session_scope
 from schema.catalog_abstraction import Abstraction
 from schema.errors import UserError
+from solve.holdem._river_kernels import nearest_child_lut
 from solve.holdem.buckets import load_buckets
 
 RIVER = HandIndexer((2, 5))
@@ -243,8 +244,9 @@ def test_turn_bucket_code_points_equal_enumeration():
 class FakeRiver:
     """A stand-in for ``OCHSRiver.points``: each turn hand reaches 5 river codes."""
 
-    def __init__(self, rng, n_turn, n_codes=60, k=3):
+    def __init__(self, rng, n_turn, n_codes=60, k=3, n_river=500):
         self.reach = rng.integers(0, n_codes, (n_turn, 5))
+        self.codes = rng.integers(0, n_codes, n_river).astype(np.uint16)  # per river hand
         self.eq = rng.random(n_codes)
         self.codebook = np.sort(rng.random((n_codes, k)), axis=0)
         self.table = HoldemOCHS(np.arange(169) % k, None, None, None)
@@ -354,14 +356,74 @@ def test_cli_checks_opponent_clusters_before_loading(tmp_path, capsys, argv, mes
     assert not (tmp_path / "tables").exists()  # nothing was computed
 
 
-def test_holdem_solver_refuses_an_ochs_abstraction(tmp_path):
-    """The Hold'em solver's river look-up reads equity ranges per turn bucket; an OCHS
-    abstraction's river buckets are not such ranges, so loading it is a one-line refusal,
-    never a silent misreading."""
-    with session_scope(tmp_path) as s:
-        s.add(Abstraction(name="h-ochs", method="ochs", game="holdem",
-                          buckets="20,800,4800,28800", built="20,800,4800,28800", seed=0,
-                          params="{}", errors="{}", timings="{}", code_version="test",
-                          path="abstractions/h-ochs", created=dt.datetime(2026, 1, 1)))
-    with pytest.raises(UserError, match="cannot play this abstraction yet"):
-        load_buckets("h-ochs", tmp_path)
+def test_nearest_child_lut_equals_brute_force():
+    rng = np.random.default_rng(30)
+    codebook, cents = rng.random((50, 4)), rng.random((11, 4))
+    parent = np.sort(rng.integers(0, 4, 11))
+    parent[:4] = np.arange(4)  # every turn bucket has a child
+    parent.sort()
+    first, last = (np.searchsorted(parent, np.arange(4), side=s) for s in ("left", "right"))
+    lut = np.empty((4, 50), np.int32)
+    nearest_child_lut(codebook, cents, first, last, lut)
+    for t in range(4):
+        kids = np.flatnonzero(parent == t)
+        d = ((codebook[:, None, :] - cents[None, kids, :]) ** 2).sum(-1)
+        np.testing.assert_array_equal(lut[t], kids[d.argmin(1)])
+
+
+def test_a_stored_perfect_recall_ochs_river_looks_up_the_builders_buckets(tmp_path,
+                                                                           monkeypatch):
+    """The store keeps the river codes and codebook; the solver's look-up puts every code a
+    turn bucket reaches in the child the builder put it in (same counts per river bucket)."""
+    rng = np.random.default_rng(31)
+    game = small_holdem(rng)
+    fake = FakeRiver(rng, 90, n_river=game.leaf.size)
+    monkeypatch.setattr("abstraction.methods.holdem_river", lambda *a, **k: fake)
+    model = OpponentClusterHandStrength((3, 6, 12, 30), n_init=1, opponent_clusters=3).fit(game)
+    store.save(model, game, "h-ochs", seed=0, seconds=1.0, data_dir=tmp_path)
+    b = load_buckets("h-ochs", tmp_path)
+    assert b.n_buckets == (3, 6, 12, 30) and b.river_stride == 60 and b.perfect_recall
+    np.testing.assert_array_equal(b.river_key, fake.codes)
+    lut = b.arrays[3].reshape(12, 60)
+    river = model.rounds_[3]
+    pts, _ = fake.points(model.rounds_[2].bucket)
+    got = np.zeros(river.n_buckets, np.int64)
+    for t, pt in enumerate(pts):
+        kids = lut[t, pt.x[:, 1].astype(np.int64)]
+        assert (river.parent[kids] == t).all()
+        got += np.bincount(kids, minlength=river.n_buckets)
+    np.testing.assert_array_equal(got, river.hands)  # distinct codes per bucket, as built
+
+
+def test_a_stored_imperfect_recall_ochs_river_is_listed_per_hand(tmp_path, monkeypatch):
+    rng = np.random.default_rng(32)
+    game = small_holdem(rng, sizes=(10, 30, 90))
+    x = rng.random((500, 3))
+    key = np.round(x.mean(1) * 1980).astype(np.uint16)
+    river = OCHSRiver(HoldemOCHS(np.arange(169) % 3, x, key, np.ones(500, np.uint8)),
+                      np.ones(90))
+    monkeypatch.setattr("abstraction.methods.holdem_river", lambda *a, **k: river)
+    model = OpponentClusterHandStrength((4, 9, 9, 8), n_init=1, opponent_clusters=3,
+                                        recall="imperfect").fit(game)
+    store.save(model, game, "h-ochs-ir", seed=0, seconds=1.0, data_dir=tmp_path)
+    b = load_buckets("h-ochs-ir", tmp_path)
+    assert b.river_stride == 0 and not b.perfect_recall and b.n_buckets[3] == 8
+    np.testing.assert_array_equal(b.river_key, model.rounds_[3].bucket)
+    np.testing.assert_array_equal(b.arrays[3], np.arange(8))
+
+
+def test_an_ochs_abstraction_without_river_tables_is_refused_in_one_line(tmp_path):
+    """(One built before the river tables were stored.)"""
+    rng = np.random.default_rng(33)
+    game = small_holdem(rng)
+    fake = FakeRiver(rng, 90, n_river=game.leaf.size)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr("abstraction.methods.holdem_river", lambda *a, **k: fake)
+        model = OpponentClusterHandStrength((3, 6, 12, 30), n_init=1,
+                                            opponent_clusters=3).fit(game)
+    store.save(model, game, "old", seed=0, seconds=1.0, data_dir=tmp_path)
+    for f in ("river_codes.parquet", "river_codebook.parquet"):
+        (tmp_path / "abstractions" / "old" / f).unlink()
+    with pytest.raises(UserError, match="rebuild it with --replace") as e:
+        load_buckets("old", tmp_path)
+    assert "\n" not in str(e.value)

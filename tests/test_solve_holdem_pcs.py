@@ -34,7 +34,7 @@ def board_hands(b, board=BOARD, n_rounds=2):
     ha, hb = np.zeros(1326, np.int64), np.zeros(1326, np.int64)
     bkt, val, gend = np.zeros((1326, 4), np.int64), np.zeros(1326, np.int64), np.zeros(1326,
                                                                                       np.int64)
-    H = P.board_hands(board, n_rounds, b.arrays, indexer_tables(), b.river_key, ha, hb, bkt, val,
+    H = P.board_hands(board, n_rounds, b.lookup, indexer_tables(), ha, hb, bkt, val,
                       gend, np.empty(7, np.uint8), np.zeros(4, np.int64))
     return H, ha[:H], hb[:H], bkt[:H], val[:H], gend[:H]
 
@@ -77,7 +77,7 @@ def test_vector_walk_equals_scalar_values_summed_over_the_same_deals(tiny2):
     for p in (0, 1):
         v = np.zeros(1326)
         H = P.pcs_root_values(tree.ntype, tree.player, tree.round, tree.nact, tree.child,
-                              tree.spent, off, b.arrays, *tabs, b.river_key, 2, R, p, BOARD, ha,
+                              tree.spent, off, b.lookup, *tabs, 2, R, p, BOARD, ha,
                               hb, v)
         vals[p] = v[:H]
     pairs = [(i, j) for i in range(H) for j in range(H)
@@ -89,7 +89,7 @@ def test_vector_walk_equals_scalar_values_summed_over_the_same_deals(tiny2):
     pol = Policy.table("rm", tree, b, np.maximum(R, 0))  # normalised = regret matching
     out = np.empty(len(deals))
     K.seat_values(tree.ntype, tree.player, tree.round, tree.nact, tree.child, tree.code,
-                  tree.size, tree.spent, 2, *tabs, b.river_key, *pol.args(), *pol.args(), deals,
+                  tree.size, tree.spent, 2, *tabs, *pol.args(), *pol.args(), deals,
                   out)
     seat0 = np.bincount(idx[:, 0], weights=out, minlength=H)
     seat1 = np.bincount(idx[:, 1], weights=-out, minlength=H)
@@ -186,13 +186,13 @@ def python_lbr(tree, pol, board, seat, hole, perms):
     hands, the policy's actions branched (not sampled). Plain Python, the rule of
     ``_kernels.lbr_game`` with the completions of ``perms`` (see ``lbr_board``)."""
     kind, S, off, bk = pol.args()
-    tabs, rkey, o = indexer_tables(), pol.buckets.river_key, 1 - seat
+    tabs, o = indexer_tables(), 1 - seat
     pa, pb = P.pair_cards()
     cards, out, probs = np.empty(7, np.uint8), np.zeros(4, np.int64), np.zeros(3)
     mine = set(hole)
 
     def bucket(p, r):
-        K.hand_buckets(np.uint8(pa[p]), np.uint8(pb[p]), board, r + 1, bk, tabs, rkey, cards,
+        K.hand_buckets(np.uint8(pa[p]), np.uint8(pb[p]), board, r + 1, bk, tabs, cards,
                        out)
         return out[r]
 
@@ -289,7 +289,7 @@ def test_board_lbr_equals_plain_lbr_on_the_same_deals(tiny2, rounds):
     for seat in (0, 1):
         total = P.lbr_board(*_tree_args(tree), tree.parent, pact, lev,
                             np.asarray(tree.rules.bets, float), rounds, indexer_tables(),
-                            b.river_key, *pol.args(), BOARD, seat, perms, hands)
+                            *pol.args(), BOARD, seat, perms, hands)
         assert total == pytest.approx(hands.sum(), rel=1e-12)
         for hole in ((0, 1), (10, 22), (48, 49)):
             p = hole[1] * (hole[1] - 1) // 2 + hole[0]
@@ -303,3 +303,20 @@ def test_board_lbr_exploits_always_call(tiny2):
     lbr, s0, s1 = board_lbr(tree, Policy.always_call(tree, b), 30, seed=3, runouts=8)
     assert lbr.mean - lbr.half_width > 0 and lbr.n == 30
     assert lbr.mean == pytest.approx(0.5 * (s0.mean + s1.mean))
+
+
+def test_cli_cpu_clock_counts_the_solve_in_cpu_seconds(tmp_path, capsys):
+    """``--clock cpu``: the time limit counts the process's CPU seconds of solving (comparable
+    runs on a loaded machine); the run records which clock its seconds are."""
+    import json
+    d = str(tmp_path)
+    args = ["--data-dir", d, "solve", "--game", "holdem", "--abstraction", "synthetic:3,6",
+            "--max-bets", "2", "--lbr-deals", "0", "--h2h-deals", "200", "--name", "c"]
+    assert cli.main(args + ["--clock", "cpu", "--time-limit", "0.5"]) == 0
+    run = json.loads((tmp_path / "strategies" / "c" / "run.json").read_text())
+    assert run["clock"] == "cpu" and run["solve_seconds"] >= 0.5 and run["iterations"] > 0
+    assert all(e["clock"] == "cpu" for e in run["log"])
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        cli.main(args + ["--clock", "sundial", "--iterations", "2"])
+    assert "invalid choice" in capsys.readouterr().err

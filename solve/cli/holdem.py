@@ -24,7 +24,7 @@ from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 from solve.holdem.evaluate import Policy, duplicate_match
 from solve.holdem.pcs import AVERAGING, REGRETS
-from solve.holdem.run import (DEFAULT_SAMPLER, SAMPLERS, HoldemSolveOptions, lbr_estimate,
+from solve.holdem.run import (CLOCKS, DEFAULT_SAMPLER, SAMPLERS, HoldemSolveOptions, lbr_estimate,
                               load_policy, solve_holdem)
 
 
@@ -59,6 +59,10 @@ def add_arguments(p) -> None:
     g.add_argument("--averaging", choices=list(AVERAGING), default=None,
                    help="holdem, --sampler public: average-strategy weight per iteration t: "
                         "1, t (linear, default) or t^2 (quadratic)")
+    g.add_argument("--clock", choices=list(CLOCKS), default="wall",
+                   help="holdem: what --time-limit and --checkpoint-minutes count: 'wall' "
+                        "seconds of solving (default) or the process's 'cpu' seconds (all "
+                        "threads), which keeps runs comparable on a shared or loaded machine")
     g.add_argument("--max-bets", type=int, default=4,
                    help="holdem: bets per round cap (default 4, the real game)")
 

@@ -5,10 +5,11 @@ Shared conventions:
 
 - A deal is 9 cards: seat 0's hole cards, seat 1's, then the 5 board cards.
 - ``tree``: the arrays of ``solve.holdem.game.BettingTree`` (pre-order).
-- ``bk``: a bucket lookup, the 4-tuple of int32 arrays (preflop per [2] index, flop per [2,3],
-  turn per [2,3,1], river ``lut[turn_bucket * RIVER_KEYS + key]``); ``tabs`` the 4-tuple of
-  ``HandIndexer`` tables of [2], [2,3], [2,3,1], [2,5]; ``rkey`` the river equity key
-  (2*wins + ties) per [2,5] index.
+- ``bk``: a bucket lookup (``HoldemBuckets.lookup``): preflop per [2] index, flop per [2,3],
+  turn per [2,3,1] (int32 arrays), then the river ``lut[turn_bucket * stride + key]`` as the
+  int32 ``lut``, the uint16 ``key`` per [2,5] index (the equity key ``2*wins + ties`` of a
+  threshold river, a river code or bucket of an OCHS one) and ``stride`` (an int64 array of
+  one); ``tabs`` the 4-tuple of ``HandIndexer`` tables of [2], [2,3], [2,3,1], [2,5].
 - A policy is (kind, S, off, bk): kind 0 = the normalised weights ``S[off[n, 0] + b*off[n, 1] + a]``
   (uniform where all are 0), 1 = always check/call, 2 = always bet/raise (call at the cap).
 """
@@ -23,13 +24,12 @@ from etl._index_kernels import index_hand, index_hand_inline, unindex_hand
 
 DECISION, FOLD_END, SHOWDOWN = 0, 1, 2
 FOLD, CALL, RAISE = 0, 1, 2
-RIVER_KEYS = 2 * 990 + 1
 KIND_TABLE, KIND_CALL, KIND_RAISE = 0, 1, 2
 BOARD_SEEN = np.array([0, 3, 4, 5], dtype=np.int64)
 
 
 @njit(cache=True)
-def hand_buckets(c0, c1, board, n_rounds, bk, tabs, rkey, cards, out):
+def hand_buckets(c0, c1, board, n_rounds, bk, tabs, cards, out):
     """Buckets of hole cards (c0, c1) on ``board`` for rounds 0..n_rounds-1 into ``out``."""
     cards[0] = c0
     cards[1] = c1
@@ -41,7 +41,7 @@ def hand_buckets(c0, c1, board, n_rounds, bk, tabs, rkey, cards, out):
     if n_rounds > 2:
         out[2] = bk[2][index_hand_inline(tabs[2], cards[:6])]
     if n_rounds > 3:
-        out[3] = bk[3][out[2] * RIVER_KEYS + rkey[index_hand_inline(tabs[3], cards[:7])]]
+        out[3] = bk[3][out[2] * bk[5][0] + bk[4][index_hand_inline(tabs[3], cards[:7])]]
 
 
 @njit(cache=True, inline="always")
@@ -157,7 +157,7 @@ def _cfr_pass(p, ntype, player, rnd, nact, child, size, spent, off, R, S, weight
 
 
 @njit(cache=True, parallel=True)
-def cfr_chunk(ntype, player, rnd, nact, child, size, spent, off, bk, t0, t1, t2, t3, rkey,
+def cfr_chunk(ntype, player, rnd, nact, child, size, spent, off, bk, t0, t1, t2, t3,
               n_rounds, R, S, t_start, n_iter, seed, threads):
     """``n_iter`` chance-sampled CFR+ iterations (one deal each, alternating traversers) on
     ``threads`` threads sharing R and S (lock-free; bit-reproducible with one thread).
@@ -179,7 +179,7 @@ def cfr_chunk(ntype, player, rnd, nact, child, size, spent, off, bk, t0, t1, t2,
         for i in range(th, n_iter, threads):
             _sample9(deck)
             for q in range(2):
-                hand_buckets(deck[2 * q], deck[2 * q + 1], deck[4:9], n_rounds, bk, tabs, rkey,
+                hand_buckets(deck[2 * q], deck[2 * q + 1], deck[4:9], n_rounds, bk, tabs,
                              cards, out)
                 for r in range(n_rounds):
                     buckets[q, r] = out[r]
@@ -203,13 +203,13 @@ def _next_reached(n, reach, size):
 
 
 @njit(cache=True, inline="always")
-def _seat_buckets(deal, n_rounds, bk0, bk1, tabs, rkey, cards, out, buckets):
+def _seat_buckets(deal, n_rounds, bk0, bk1, tabs, cards, out, buckets):
     """``buckets[q, r]``: seat q's bucket in round r on ``deal`` (seat 0's hand looked up in
     ``bk0``'s bucket tables, seat 1's in ``bk1``'s)."""
-    hand_buckets(deal[0], deal[1], deal[4:9], n_rounds, bk0, tabs, rkey, cards, out)
+    hand_buckets(deal[0], deal[1], deal[4:9], n_rounds, bk0, tabs, cards, out)
     for r in range(n_rounds):
         buckets[0, r] = out[r]
-    hand_buckets(deal[2], deal[3], deal[4:9], n_rounds, bk1, tabs, rkey, cards, out)
+    hand_buckets(deal[2], deal[3], deal[4:9], n_rounds, bk1, tabs, cards, out)
     for r in range(n_rounds):
         buckets[1, r] = out[r]
 
@@ -222,12 +222,12 @@ def _play_scratch(N):
 
 
 @njit(cache=True)
-def _play_value(ntype, player, rnd, nact, child, code, size, spent, n_rounds, tabs, rkey,
+def _play_value(ntype, player, rnd, nact, child, code, size, spent, n_rounds, tabs,
                 kind0, S0, off0, bk0, kind1, S1, off1, bk1, deal, prob, buckets, cards, out,
                 probs):
     """Seat 0's expected chips on ``deal`` when policy 0 sits in seat 0 and policy 1 in seat
     1 (exact expectation over both policies' action probabilities)."""
-    _seat_buckets(deal, n_rounds, bk0, bk1, tabs, rkey, cards, out, buckets)
+    _seat_buckets(deal, n_rounds, bk0, bk1, tabs, cards, out, buckets)
     res0 = _showdown(deal)
     N = ntype.shape[0]
     prob[0] = 1.0
@@ -251,7 +251,7 @@ def _play_value(ntype, player, rnd, nact, child, code, size, spent, n_rounds, ta
 
 @njit(cache=True, parallel=True)
 def duplicate_values(ntype, player, rnd, nact, child, code, size, spent, n_rounds, t0, t1, t2,
-                     t3, rkey, kindA, SA, offA, bkA, kindB, SB, offB, bkB, deals, out):
+                     t3, kindA, SA, offA, bkA, kindB, SB, offB, bkB, deals, out):
     """Per deal, A's duplicate result: (A in seat 0 vs B) - (B in seat 0 vs A), halved."""
     N = ntype.shape[0]
     D = deals.shape[0]
@@ -260,24 +260,24 @@ def duplicate_values(ntype, player, rnd, nact, child, code, size, spent, n_round
         prob, buckets, cards, o, probs = _play_scratch(N)
         deal = deals[d]
         ab = _play_value(ntype, player, rnd, nact, child, code, size, spent, n_rounds, tabs,
-                         rkey, kindA, SA, offA, bkA, kindB, SB, offB, bkB, deal, prob, buckets,
+                         kindA, SA, offA, bkA, kindB, SB, offB, bkB, deal, prob, buckets,
                          cards, o, probs)
         ba = _play_value(ntype, player, rnd, nact, child, code, size, spent, n_rounds, tabs,
-                         rkey, kindB, SB, offB, bkB, kindA, SA, offA, bkA, deal, prob, buckets,
+                         kindB, SB, offB, bkB, kindA, SA, offA, bkA, deal, prob, buckets,
                          cards, o, probs)
         out[d] = 0.5 * (ab - ba)
 
 
 @njit(cache=True, parallel=True)
 def seat_values(ntype, player, rnd, nact, child, code, size, spent, n_rounds, t0, t1, t2, t3,
-                rkey, kind0, S0, off0, bk0, kind1, S1, off1, bk1, deals, out):
+                kind0, S0, off0, bk0, kind1, S1, off1, bk1, deals, out):
     """Seat 0's expected chips per deal (policy 0 in seat 0, policy 1 in seat 1)."""
     N = ntype.shape[0]
     for d in prange(deals.shape[0]):
         tabs = (t0, t1, t2, t3)
         prob, buckets, cards, o, probs = _play_scratch(N)
         out[d] = _play_value(ntype, player, rnd, nact, child, code, size, spent, n_rounds, tabs,
-                             rkey, kind0, S0, off0, bk0, kind1, S1, off1, bk1, deals[d], prob,
+                             kind0, S0, off0, bk0, kind1, S1, off1, bk1, deals[d], prob,
                              buckets, cards, o, probs)
 
 
@@ -286,7 +286,7 @@ def seat_values(ntype, player, rnd, nact, child, code, size, spent, n_rounds, t0
 # ---------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def br_terminal_sums(ntype, player, rnd, nact, child, code, size, spent, n_rounds, tabs, rkey,
+def br_terminal_sums(ntype, player, rnd, nact, child, code, size, spent, n_rounds, tabs,
                      p, kind, S, off, bk, bk_self, node_off, deals, weights, U):
     """``U[node_off[z] + b]`` += weight * opponent reach * chips of ``p`` at terminal z, for
     ``b`` the bucket of ``p`` in z's round (the responder's information at z)."""
@@ -300,9 +300,9 @@ def br_terminal_sums(ntype, player, rnd, nact, child, code, size, spent, n_round
     for d in range(deals.shape[0]):
         deal = deals[d]
         if p == 0:
-            _seat_buckets(deal, n_rounds, bk_self, bk, tabs, rkey, cards, out, buckets)
+            _seat_buckets(deal, n_rounds, bk_self, bk, tabs, cards, out, buckets)
         else:
-            _seat_buckets(deal, n_rounds, bk, bk_self, tabs, rkey, cards, out, buckets)
+            _seat_buckets(deal, n_rounds, bk, bk_self, tabs, cards, out, buckets)
         res0 = _showdown(deal)
         reach[0] = weights[d]
         n = _next_reached(0, reach, size)
@@ -429,7 +429,7 @@ def _wp(hole, board, nb, w, wc, hand_a, hand_b, n_runouts, used, runout):
 
 
 @njit(cache=True)
-def lbr_game(ntype, player, rnd, nact, child, code, spent, bets, n_rounds, tabs, rkey, kind, S,
+def lbr_game(ntype, player, rnd, nact, child, code, spent, bets, n_rounds, tabs, kind, S,
              off, bk, deal, seat, n_runouts, w, wc, obk, hand_a, hand_b, cards, out, probs, used,
              runout):
     """Chips won by LBR in ``seat`` on one deal against the policy in the other seat.
@@ -448,7 +448,7 @@ def lbr_game(ntype, player, rnd, nact, child, code, spent, bets, n_rounds, tabs,
     hole[1] = h1
     board = deal[4:9]
     ob = np.zeros(4, np.int64)
-    hand_buckets(deal[2 * o], deal[2 * o + 1], board, n_rounds, bk, tabs, rkey, cards, out)
+    hand_buckets(deal[2 * o], deal[2 * o + 1], board, n_rounds, bk, tabs, cards, out)
     for r in range(n_rounds):
         ob[r] = out[r]
     used[:] = False
@@ -477,7 +477,7 @@ def lbr_game(ntype, player, rnd, nact, child, code, spent, bets, n_rounds, tabs,
                     w[h] = 0.0
                     continue
                 # uint8 cards like every other caller: one compiled signature
-                hand_buckets(np.uint8(a), np.uint8(b), board, r + 1, bk, tabs, rkey, cards, out)
+                hand_buckets(np.uint8(a), np.uint8(b), board, r + 1, bk, tabs, cards, out)
                 obk[h] = out[r]
         k = nact[n]
         if player[n] == o:
@@ -537,7 +537,7 @@ def lbr_game(ntype, player, rnd, nact, child, code, spent, bets, n_rounds, tabs,
 
 @njit(cache=True, parallel=True)
 def lbr_values(ntype, player, rnd, nact, child, code, spent, bets, n_rounds, t0, t1, t2, t3,
-               rkey, kind, S, off, bk, deals, n_runouts, seed, out):
+               kind, S, off, bk, deals, n_runouts, seed, out):
     """``out[d, s]``: LBR's chips in seat s on deal d (opponent actions sampled)."""
     D = deals.shape[0]
     hand_a = np.empty(1326, np.int64)
@@ -559,7 +559,7 @@ def lbr_values(ntype, player, rnd, nact, child, code, spent, bets, n_rounds, t0,
         runout = np.zeros(5, np.int64)
         for s in range(2):
             out[d, s] = lbr_game(ntype, player, rnd, nact, child, code, spent, bets, n_rounds,
-                                 tabs, rkey, kind, S, off, bk, deals[d], s, n_runouts, w, wc,
+                                 tabs, kind, S, off, bk, deals[d], s, n_runouts, w, wc,
                                  obk, hand_a, hand_b, cards, o, probs, used, runout)
 
 

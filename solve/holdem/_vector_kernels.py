@@ -31,7 +31,7 @@ BOARD_SEEN_V = BOARD_SEEN  # board cards seen in each round (0, 3, 4, 5)
 
 
 @njit(cache=True)
-def board_hands(board, n_rounds, bk, tabs, rkey, ha, hb, bkt, val, gend, cards, out):
+def board_hands(board, n_rounds, bk, tabs, ha, hb, bkt, val, gend, cards, out):
     """Fill the hand arrays of ``board``, hands in ascending strength (see the module
     docstring); ``gend[i]`` is one past the last hand tied with hand i. Returns H."""
     used = np.zeros(52, np.bool_)
@@ -57,7 +57,7 @@ def board_hands(board, n_rounds, bk, tabs, rkey, ha, hb, bkt, val, gend, cards, 
         ha[i] = a0[h]
         hb[i] = b0[h]
         val[i] = v0[h]
-        hand_buckets(np.uint8(a0[h]), np.uint8(b0[h]), board, n_rounds, bk, tabs, rkey, cards,
+        hand_buckets(np.uint8(a0[h]), np.uint8(b0[h]), board, n_rounds, bk, tabs, cards,
                      out)
         for r in range(n_rounds):
             bkt[i, r] = out[r]
@@ -302,7 +302,7 @@ def _buffers():
 
 
 @njit(cache=True, parallel=True)
-def pcs_chunk(ntype, player, rnd, nact, child, spent, off, bk, t0, t1, t2, t3, rkey, n_rounds,
+def pcs_chunk(ntype, player, rnd, nact, child, spent, off, bk, t0, t1, t2, t3, n_rounds,
               R, S, t_start, n_iter, seed, threads, mode, avg_power):
     """``n_iter`` public-chance-sampling iterations: each samples a board and walks the
     betting tree once per traverser (alternating) with vectors over the board's hands.
@@ -321,7 +321,7 @@ def pcs_chunk(ntype, player, rnd, nact, child, spent, off, bk, t0, t1, t2, t3, r
         probs = np.zeros(3)
         for i in range(th, n_iter, threads):
             _sample_board(deck, board)
-            H = board_hands(board, n_rounds, bk, tabs, rkey, ha, hb, bkt, val, gend, cards, out)
+            H = board_hands(board, n_rounds, bk, tabs, ha, hb, bkt, val, gend, cards, out)
             w = np.float64(t_start + i + 1) ** avg_power
             for p in range(2):
                 _walk(p, ntype, player, rnd, nact, child, spent, off, R, S, w, mode, True, H, ha,
@@ -329,7 +329,7 @@ def pcs_chunk(ntype, player, rnd, nact, child, spent, off, bk, t0, t1, t2, t3, r
 
 
 @njit(cache=True)
-def pcs_root_values(ntype, player, rnd, nact, child, spent, off, bk, t0, t1, t2, t3, rkey,
+def pcs_root_values(ntype, player, rnd, nact, child, spent, off, bk, t0, t1, t2, t3,
                     n_rounds, R, p, board, ha, hb, values):
     """Player ``p``'s counterfactual values at the root on ``board`` (both players playing
     regret matching of ``R``), per hand ``(ha[h], hb[h])``; nothing is updated. Returns H."""
@@ -337,7 +337,7 @@ def pcs_root_values(ntype, player, rnd, nact, child, spent, off, bk, t0, t1, t2,
     _, _, bkt, val, gend, RP, RO, V, AV, SG, NODE, DP, DO, ACT = _buffers()
     cards = np.empty(7, np.uint8)
     out = np.zeros(4, np.int64)
-    H = board_hands(board, n_rounds, bk, tabs, rkey, ha, hb, bkt, val, gend, cards, out)
+    H = board_hands(board, n_rounds, bk, tabs, ha, hb, bkt, val, gend, cards, out)
     card = np.zeros(52)
     probs = np.zeros(3)
     S = np.zeros(1, np.float32)
@@ -353,10 +353,10 @@ def pcs_root_values(ntype, player, rnd, nact, child, spent, off, bk, t0, t1, t2,
 # ---------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def fill_buckets(board, n_rounds, bk, tabs, rkey, H, ha, hb, bkt, cards, out):
+def fill_buckets(board, n_rounds, bk, tabs, H, ha, hb, bkt, cards, out):
     """``bkt[h, r]``: the bucket of hand (ha[h], hb[h]) on ``board`` in round r under ``bk``."""
     for h in range(H):
-        hand_buckets(np.uint8(ha[h]), np.uint8(hb[h]), board, n_rounds, bk, tabs, rkey, cards,
+        hand_buckets(np.uint8(ha[h]), np.uint8(hb[h]), board, n_rounds, bk, tabs, cards,
                      out)
         for r in range(n_rounds):
             bkt[h, r] = out[r]
@@ -429,7 +429,7 @@ def _play_board(ntype, player, rnd, nact, child, code, size, spent, parent, pact
 
 @njit(cache=True, parallel=True)
 def board_values(ntype, player, rnd, nact, child, code, size, spent, parent, pact, lev,
-                 n_rounds, t0, t1, t2, t3, rkey, kind0, S0, off0, bk0, kind1, S1, off1, bk1,
+                 n_rounds, t0, t1, t2, t3, kind0, S0, off0, bk0, kind1, S1, off1, bk1,
                  boards, out):
     """``out[i]``: seat 0's expected chips on board i (policy 0 in seat 0, policy 1 in seat
     1), the exact mean over every deal of hole cards given the board."""
@@ -444,8 +444,8 @@ def board_values(ntype, player, rnd, nact, child, code, size, spent, parent, pac
         gend = np.zeros(1326, np.int64)
         cards = np.empty(7, np.uint8)
         o4 = np.zeros(4, np.int64)
-        H = board_hands(boards[i], n_rounds, bk0, tabs, rkey, ha, hb, bkt0, val, gend, cards, o4)
-        fill_buckets(boards[i], n_rounds, bk1, tabs, rkey, H, ha, hb, bkt1, cards, o4)
+        H = board_hands(boards[i], n_rounds, bk0, tabs, ha, hb, bkt0, val, gend, cards, o4)
+        fill_buckets(boards[i], n_rounds, bk1, tabs, H, ha, hb, bkt1, cards, o4)
         R0 = np.zeros((L, 1326))
         R1 = np.zeros((L, 1326))
         SG = np.zeros((2 * L, 3, 1326))
@@ -520,7 +520,7 @@ def _lbr_equity(H, ha, hb, gend, pidx, w, mask, gw, card, s1, s2, win, tot):
 
 @njit(cache=True)
 def lbr_board(ntype, player, rnd, nact, child, code, size, spent, parent, pact, lev, bets,
-              n_rounds, tabs, rkey, kind, S, off, bk, board, seat, perms, out_hands):
+              n_rounds, tabs, kind, S, off, bk, board, seat, perms, out_hands):
     """LBR in ``seat`` on ``board`` against the policy in the other seat: its chips summed
     over every deal of hole cards on the board, exact over the policy's action probabilities
     (the opponent's actions are not sampled). Returns the sum; ``out_hands[p]`` LBR's chips
@@ -599,14 +599,14 @@ def lbr_board(ntype, player, rnd, nact, child, code, size, spent, parent, pact, 
                     ok = False
             mask[r, p] = ok
         if mask[n_rounds - 1, p]:
-            hand_buckets(np.uint8(pa[p]), np.uint8(pb[p]), ub, n_rounds, bk, tabs, rkey, cards,
+            hand_buckets(np.uint8(pa[p]), np.uint8(pb[p]), ub, n_rounds, bk, tabs, cards,
                          o4)
             for r in range(n_rounds):
                 obk[p, r] = o4[r]
         else:  # holds a card seen at some round: buckets up to the round before it
             for r in range(n_rounds):
                 if mask[r, p]:
-                    hand_buckets(np.uint8(pa[p]), np.uint8(pb[p]), ub, r + 1, bk, tabs, rkey,
+                    hand_buckets(np.uint8(pa[p]), np.uint8(pb[p]), ub, r + 1, bk, tabs,
                                  cards, o4)
                     obk[p, r] = o4[r]
     L = MAX_DEPTH
@@ -711,7 +711,7 @@ def lbr_board(ntype, player, rnd, nact, child, code, size, spent, parent, pact, 
 
 @njit(cache=True, parallel=True)
 def lbr_boards(ntype, player, rnd, nact, child, code, size, spent, parent, pact, lev, bets,
-               n_rounds, t0, t1, t2, t3, rkey, kind, S, off, bk, boards, perms, out):
+               n_rounds, t0, t1, t2, t3, kind, S, off, bk, boards, perms, out):
     """``out[i, s]``: LBR's expected chips in seat s on board i (mean over every deal of hole
     cards; ``perms[i]`` the completions of its early equities), boards in parallel."""
     for i in prange(boards.shape[0]):
@@ -719,6 +719,6 @@ def lbr_boards(ntype, player, rnd, nact, child, code, size, spent, parent, pact,
         hands = np.zeros(1326)
         for s in range(2):
             t = lbr_board(ntype, player, rnd, nact, child, code, size, spent, parent, pact, lev,
-                          bets, n_rounds, tabs, rkey, kind, S, off, bk, boards[i], s, perms[i],
+                          bets, n_rounds, tabs, kind, S, off, bk, boards[i], s, perms[i],
                           hands)
             out[i, s] = t / (1081.0 * 990.0)

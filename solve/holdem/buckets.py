@@ -1,7 +1,8 @@
 """Bucket look-ups of a built Texas Hold'em abstraction for the solver and the evaluators:
 per round, a real hand (hole cards + board) -> its bucket (``HoldemBuckets``), read from the
 abstraction's tables (``load_buckets``) or made up for tests and benchmarks
-(``synthetic_buckets``); the river through the equity thresholds of its turn bucket."""
+(``synthetic_buckets``); the river through the equity thresholds of its turn bucket, or for
+OCHS through its stored river codes (``ochs_river``)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from schema.catalog_abstraction import Abstraction
 from schema.errors import UserError
 from schema.paths import resolve_stored
 from solve.holdem import _kernels as K
+from solve.holdem._river_kernels import nearest_child_lut
 
 from solve.holdem.game import GROUPS, RIVER_KEYS
 
@@ -38,9 +40,14 @@ class HoldemBuckets:
         name: abstraction name.
         n_buckets: buckets per round (one per betting round used).
         arrays: (preflop per [2] index, flop per [2,3], turn per [2,3,1], river
-            ``lut[turn_bucket * RIVER_KEYS + key]``) as int32; unused rounds hold a dummy.
+            ``lut[turn_bucket * river_stride + river_key[river index]]``) as int32; unused
+            rounds hold a dummy.
         parents: per round, the parent bucket of every bucket (-1 in round 0).
-        river_key: ``2*wins + ties`` per [2,5] index (uint16), or a dummy below 4 rounds.
+        river_key: per [2,5] index (uint16): ``2*wins + ties`` for a river of equity ranges
+            (``RIVER_KEYS`` keys), a river code or the bucket itself for an OCHS river; a
+            dummy below 4 rounds.
+        river_stride: keys per turn bucket in the river lut (0: the river bucket does not
+            depend on the turn bucket, imperfect recall listed per river hand).
     """
 
     name: str
@@ -48,6 +55,13 @@ class HoldemBuckets:
     arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     parents: list[np.ndarray]
     river_key: np.ndarray
+    river_stride: int = RIVER_KEYS
+
+    @property
+    def lookup(self) -> tuple:
+        """What the kernels take as ``bk`` (``solve.holdem._kernels``): the four arrays, the
+        river key and the stride (an int64 array of one)."""
+        return (*self.arrays, self.river_key, np.array([self.river_stride], np.int64))
 
     @property
     def n_rounds(self) -> int:
@@ -76,9 +90,14 @@ class HoldemBuckets:
 
     @classmethod
     def from_arrays(cls, name, rounds: list[np.ndarray], parents: list[np.ndarray],
-                    river_lut: np.ndarray | None = None, river_key: np.ndarray | None = None):
+                    river_lut: np.ndarray | None = None, river_key: np.ndarray | None = None,
+                    river_stride: int | None = None):
         """Lookups from per-round bucket arrays (round r indexed by the canonical index of
-        ``GROUPS[r]``) and, for the river, a (K_turn, RIVER_KEYS) table and the key array."""
+        ``GROUPS[r]``) and, for the river, a (K_turn, keys) table and the key array (the
+        stride is the table's row length unless given)."""
+        if river_stride is None:
+            river_stride = (np.shape(river_lut)[1] if river_lut is not None
+                            and np.ndim(river_lut) == 2 else RIVER_KEYS)
         arrays = [np.ascontiguousarray(a, dtype=np.int32) for a in rounds]
         n = [len(p) for p in parents]
         if river_lut is not None:
@@ -90,7 +109,8 @@ class HoldemBuckets:
                 raise ValueError(f"round {r} buckets outside 0..{n[r] - 1}")
         rk = np.zeros(1, np.uint16) if river_key is None else np.ascontiguousarray(river_key,
                                                                                     np.uint16)
-        return cls(name, tuple(n), tuple(arrays), [np.asarray(p, np.int64) for p in parents], rk)
+        return cls(name, tuple(n), tuple(arrays), [np.asarray(p, np.int64) for p in parents], rk,
+                   int(river_stride))
 
 
 def river_lut(thresholds, n_turn: int) -> tuple[np.ndarray, np.ndarray]:
@@ -145,10 +165,46 @@ def river_keys(data_dir) -> np.ndarray:
     return out
 
 
-#: methods whose Texas Hold'em river buckets are not equity ranges within the turn bucket
-#: (OCHS: clusters of equity vectors against opponent clusters), so ``river_lut`` cannot
-#: express them; ``load_buckets`` refuses them rather than read them wrongly
-RIVER_NOT_BY_EQUITY = ("ochs",)
+def ochs_river(path: Path, centroids, n_turn: int):
+    """The river look-up of a Texas Hold'em ``ochs`` abstraction stored at ``path``
+    (``schema.abstraction``): (lut as (rows, keys), key per [2,5] index, stride, parent of
+    every river bucket). Imperfect recall (``round3.parquet``): the key is the river hand's
+    bucket, the lut the identity, the stride 0. Perfect recall (``river_codes.parquet``): the
+    key is the hand's code and ``lut[t, code]`` the child of turn bucket t whose centroid is
+    nearest the code's OCHS vector (the builder's own assignment rule)."""
+    if (path / "round3.parquet").exists():
+        t = pq.read_table(path / "round3.parquet", columns=["hand", "bucket"])
+        bucket = t.column("bucket").to_numpy()
+        k = int(bucket.max()) + 1
+        if k > np.iinfo(np.uint16).max:
+            raise UserError(f"abstraction at {path}: {k} river buckets; the Hold'em solver's "
+                            "river key holds at most 65,535")
+        key = np.empty(len(bucket), np.uint16)
+        key[t.column("hand").to_numpy()] = bucket
+        return np.arange(k, dtype=np.int32)[None, :], key, 0, np.full(k, -1, np.int64)
+    if not (path / "river_codes.parquet").exists():
+        raise UserError(f"abstraction at {path} (ochs) has no river tables (river_codes.parquet"
+                        " or round3.parquet): it was built before they were stored; rebuild it "
+                        "with --replace")
+    t = pq.read_table(path / "river_codes.parquet")
+    key = np.empty(t.num_rows, np.uint16)
+    key[t.column("hand").to_numpy()] = t.column("code").to_numpy()
+    del t
+    cb = pq.read_table(path / "river_codebook.parquet").to_pandas().sort_values("code")
+    codebook = np.ascontiguousarray(np.stack(cb["vector"].to_numpy()), np.float64)
+    rows = centroids[centroids["round"] == 3].sort_values("bucket")
+    parent = rows["parent_bucket"].to_numpy(np.int64)
+    if len(parent) == 0 or np.any(np.diff(parent) < 0) or parent.min() < 0:
+        raise UserError(f"abstraction at {path}: its river buckets are not grouped by turn "
+                        "bucket")
+    cents = np.ascontiguousarray(np.stack(rows["centroid"].to_numpy()), np.float64)
+    first = np.searchsorted(parent, np.arange(n_turn)).astype(np.int64)
+    last = np.searchsorted(parent, np.arange(n_turn), side="right").astype(np.int64)
+    if np.any(last <= first):
+        raise UserError(f"abstraction at {path}: a turn bucket has no river bucket")
+    lut = np.empty((n_turn, len(codebook)), np.int32)
+    nearest_child_lut(codebook, cents, first, last, lut)
+    return lut, key, len(codebook), parent
 
 
 def load_buckets(name: str, data_dir) -> HoldemBuckets:
@@ -166,10 +222,6 @@ def load_buckets(name: str, data_dir) -> HoldemBuckets:
     path = resolve_stored(data_dir, stored, Path(data_dir) / "abstractions" / name)
     if game != "holdem":
         raise UserError(f"abstraction {name!r} is for {game!r}, not holdem")
-    if method in RIVER_NOT_BY_EQUITY:
-        raise UserError(f"abstraction {name!r} ({method}): its river buckets are not equity "
-                        "ranges, and the Hold'em solver's river lookup reads equity thresholds; "
-                        "it cannot play this abstraction yet")
     try:
         rounds, parents = [], []
         for r in range(3):
@@ -185,9 +237,17 @@ def load_buckets(name: str, data_dir) -> HoldemBuckets:
     for r in range(3):
         rows = th[th["round"] == r].sort_values("bucket")
         parents.append(rows["parent_bucket"].to_numpy(np.int64))
-    lut, river_par = river_lut(th[th["round"] == 3], len(parents[2]))
+    if method == "ochs":  # river buckets are OCHS clusters, not equity ranges
+        try:
+            cents = pq.read_table(path / "centroids.parquet").to_pandas()
+        except OSError as exc:
+            raise UserError(f"abstraction {name!r}: cannot read its tables ({exc})") from None
+        lut, key, stride, river_par = ochs_river(path, cents, len(parents[2]))
+    else:
+        (lut, river_par), key, stride = river_lut(th[th["round"] == 3], len(parents[2])), \
+            river_keys(data_dir), RIVER_KEYS
     parents.append(river_par)
-    return HoldemBuckets.from_arrays(name, rounds, parents, lut, river_keys(data_dir))
+    return HoldemBuckets.from_arrays(name, rounds, parents, lut, key, stride)
 
 
 def synthetic_buckets(n_buckets, n_rounds: int = 4, name: str = "synthetic") -> HoldemBuckets:

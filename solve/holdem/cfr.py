@@ -54,7 +54,7 @@ class HoldemCFR:
         t = self.tree
         chunk_seed = (self.seed * 1_000_003 + self.iteration_) % (2 ** 31 - 1)
         K.cfr_chunk(t.ntype, t.player, t.round, t.nact, t.child, t.size, t.spent, self.offset_,
-                    self.buckets.arrays, *self._tabs, self.buckets.river_key, t.rules.n_rounds,
+                    self.buckets.lookup, *self._tabs, t.rules.n_rounds,
                     self.regrets_, self.average_, self.iteration_, int(n), chunk_seed,
                     self.threads)
         self.iteration_ += int(n)

@@ -68,7 +68,7 @@ class Policy:
         # type (loaded strategies are read-only) means one compiled signature per kernel
         w = self.weights.view()
         w.flags.writeable = False
-        return self.kind, w, self.offset, self.buckets.arrays
+        return self.kind, w, self.offset, self.buckets.lookup
 
 
 @dataclass
@@ -97,13 +97,6 @@ def sample_deals(n: int, seed: int = 0) -> np.ndarray:
     return np.argsort(keys, axis=1)[:, :9].astype(np.uint8)
 
 
-def _river_key(a: Policy, b: Policy) -> np.ndarray:
-    ka, kb = a.buckets.river_key, b.buckets.river_key
-    if len(ka) > 1 and len(kb) > 1 and ka is not kb and len(ka) != len(kb):
-        raise ValueError("the two abstractions use different river key tables")
-    return ka if len(ka) >= len(kb) else kb
-
-
 def _tree_args(tree: BettingTree):
     return (tree.ntype, tree.player, tree.round, tree.nact, tree.child, tree.code, tree.size,
             tree.spent)
@@ -111,13 +104,12 @@ def _tree_args(tree: BettingTree):
 
 def duplicate_match(tree: BettingTree, a: Policy, b: Policy, n_deals: int, seed: int = 0,
                     deals: np.ndarray | None = None) -> Estimate:
-    """A's winnings against B in mbb/g by duplicate matches over ``n_deals`` sampled deals.
-
-    Both policies' abstractions must share the river key table (the same equity data)."""
+    """A's winnings against B in mbb/g by duplicate matches over ``n_deals`` sampled deals
+    (each policy sees its own abstraction's buckets)."""
     deals = sample_deals(n_deals, seed) if deals is None else deals
     out = np.empty(len(deals))
     K.duplicate_values(*_tree_args(tree), tree.rules.n_rounds, *indexer_tables(),
-                       _river_key(a, b), *a.args(), *b.args(), deals, out)
+                       *a.args(), *b.args(), deals, out)
     return to_mbb(out, tree.rules.big_blind)
 
 
@@ -146,7 +138,7 @@ def board_seat_values(tree: BettingTree, seat0: Policy, seat1: Policy,
     pact, lev = tree_levels(tree)
     out = np.empty(len(boards))
     VK.board_values(*_tree_args(tree), tree.parent, pact, lev, tree.rules.n_rounds,
-                    *indexer_tables(), _river_key(seat0, seat1), *seat0.args(), *seat1.args(),
+                    *indexer_tables(), *seat0.args(), *seat1.args(),
                     np.ascontiguousarray(boards, np.uint8), out)
     return out
 
@@ -166,7 +158,7 @@ def seat_value(tree: BettingTree, seat0: Policy, seat1: Policy, deals: np.ndarra
     """Seat 0's expected chips over ``deals`` (weighted; uniform by default)."""
     out = np.empty(len(deals))
     K.seat_values(*_tree_args(tree), tree.rules.n_rounds, *indexer_tables(),
-                  _river_key(seat0, seat1), *seat0.args(), *seat1.args(), deals, out)
+                  *seat0.args(), *seat1.args(), deals, out)
     w = np.full(len(deals), 1.0 / len(deals)) if weights is None else weights
     return float(out @ w)
 
@@ -182,7 +174,7 @@ def local_best_response(tree: BettingTree, policy: Policy, n_deals: int, seed: i
     r = tree.rules
     K.lbr_values(tree.ntype, tree.player, tree.round, tree.nact, tree.child, tree.code,
                  tree.spent, np.asarray(r.bets, np.float64), r.n_rounds, *indexer_tables(),
-                 policy.buckets.river_key, *policy.args(), deals, int(runouts), int(seed), out)
+                 *policy.args(), deals, int(runouts), int(seed), out)
     bb = r.big_blind
     return to_mbb(out.mean(axis=1), bb), to_mbb(out[:, 0], bb), to_mbb(out[:, 1], bb)
 
@@ -211,7 +203,7 @@ def board_lbr_values(tree: BettingTree, policy: Policy, boards: np.ndarray,
     r = tree.rules
     out = np.empty((len(boards), 2))
     VK.lbr_boards(*_tree_args(tree), tree.parent, pact, lev, np.asarray(r.bets, np.float64),
-                  r.n_rounds, *indexer_tables(), policy.buckets.river_key, *policy.args(),
+                  r.n_rounds, *indexer_tables(), *policy.args(),
                   np.ascontiguousarray(boards, np.uint8), np.ascontiguousarray(perms, np.int64),
                   out)
     return out
@@ -239,9 +231,7 @@ def best_response(tree: BettingTree, policy: Policy, p: int, deals: np.ndarray,
     U = np.zeros(size)
     K.br_terminal_sums(tree.ntype, tree.player, tree.round, tree.nact, tree.child, tree.code,
                        tree.size, tree.spent, tree.rules.n_rounds, indexer_tables(),
-                       policy.buckets.river_key if len(policy.buckets.river_key) > 1
-                       else resp.river_key,
-                       int(p), *policy.args(), resp.arrays, node_off, deals, w, U)
+                       int(p), *policy.args(), resp.lookup, node_off, deals, w, U)
     V = np.zeros(size)
     choice = np.zeros(size, dtype=np.int64)
     kb = np.zeros(4, np.int64)

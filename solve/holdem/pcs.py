@@ -58,7 +58,7 @@ class HoldemPCS(HoldemCFR):
         t = self.tree
         chunk_seed = (self.seed * 1_000_003 + self.iteration_) % (2 ** 31 - 1)
         P.pcs_chunk(t.ntype, t.player, t.round, t.nact, t.child, t.spent, self.offset_,
-                    self.buckets.arrays, *self._tabs, self.buckets.river_key, t.rules.n_rounds,
+                    self.buckets.lookup, *self._tabs, t.rules.n_rounds,
                     self.regrets_, self.average_, self.iteration_, int(n), chunk_seed,
                     self.threads, REGRETS[self.regret], AVERAGING[self.averaging])
         self.iteration_ += int(n)
