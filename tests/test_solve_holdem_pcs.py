@@ -320,3 +320,32 @@ def test_cli_cpu_clock_counts_the_solve_in_cpu_seconds(tmp_path, capsys):
     with pytest.raises(SystemExit):
         cli.main(args + ["--clock", "sundial", "--iterations", "2"])
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_a_strategy_is_loaded_at_any_kept_checkpoint(tmp_path, capsys):
+    """``NAME@ITERATIONS``: the average strategy a checkpoint kept (``--keep-averages``), also
+    while the run is still going (no run.json yet); bad specs are one-line errors."""
+    from pathlib import Path
+
+    from schema.errors import UserError
+    from solve.holdem.run import load_policy
+    args = ["--data-dir", str(tmp_path), "solve", "--game", "holdem", "--abstraction",
+            "synthetic:3,6", "--max-bets", "2", "--lbr-deals", "0", "--h2h-deals", "50",
+            "--name", "k", "--keep-averages", "--checkpoint-minutes", "0.002", "--iterations",
+            "400"]
+    assert cli.main(args) == 0
+    d = Path(tmp_path) / "strategies" / "k"
+    kept = sorted(int(f.stem.split("-")[1]) for f in (d / "checkpoint").glob("average-*.npy"))
+    assert kept, "no checkpoint kept its averages"
+    cache: dict = {}
+    final, _ = load_policy("k", Path(tmp_path), cache)
+    np.testing.assert_array_equal(load_policy("k@400", Path(tmp_path), cache)[0].weights,
+                                  final.weights)
+    pol, _ = load_policy(f"k@{kept[0]}", Path(tmp_path), cache)
+    np.testing.assert_array_equal(pol.weights, np.load(d / "checkpoint" /
+                                                       f"average-{kept[0]}.npy"))
+    (d / "run.json").unlink()  # as if the run were still going
+    assert load_policy(f"k@{kept[0]}", Path(tmp_path), {})[0].weights.shape == pol.weights.shape
+    for bad in ("k@7777", "k@x", "nobody@3"):
+        with pytest.raises(UserError, match="no holdem strategy"):
+            load_policy(bad, Path(tmp_path), {})

@@ -106,6 +106,15 @@ class BettingTree:
             base += int(width.sum()) * int(k[r])
         return off, base
 
+    def information_sets(self, n_buckets) -> int:
+        """Information sets of the abstract game with ``n_buckets`` per round: a decision
+        node of round r and one of its K_r buckets (with perfect recall the bucket names its
+        whole sequence; with imperfect recall the earlier ones are forgotten), so perfect and
+        imperfect recall abstractions compare at equal size by this count."""
+        k = np.asarray(n_buckets, dtype=np.int64)
+        dec = self.ntype == DECISION
+        return int(k[self.round[dec]].sum())
+
     def action_names(self, node: int) -> list[str]:
         """fold / check / call / bet / raise of each action at a decision node."""
         facing = self.spent[node, self.player[node]] < self.spent[node, 1 - self.player[node]]

@@ -227,7 +227,7 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
             if solve_seconds - last_ckpt >= every:
                 last_ckpt = solve_seconds
                 e = evaluate()
-                solver.save(ckpt, {"log": log, "solve_seconds": solve_seconds})
+                solver.save(ckpt, {"log": log, "solve_seconds": solve_seconds, "spec": args.abstraction})
                 if args.keep_averages:
                     _atomic_npy(ckpt / f"average-{solver.iteration_}.npy", solver.average_)
                 bar.write(_line(e))
@@ -235,7 +235,7 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
         bar.close()
     if not log or log[-1]["iterations"] != solver.iteration_:
         print(_line(evaluate()))
-    solver.save(ckpt, {"log": log, "solve_seconds": solve_seconds})
+    solver.save(ckpt, {"log": log, "solve_seconds": solve_seconds, "spec": args.abstraction})
     return _store(ddir, name, out_dir, tree, buckets, solver, log, solve_seconds,
                   time.time() - wall0, args)
 
@@ -288,20 +288,32 @@ def _store(ddir, name, out_dir, tree, buckets, solver, log, solve_seconds, wall,
 
 
 def load_policy(spec: str, ddir: Path, tree_cache: dict):
-    """A stored strategy (by name) or a baseline, with the tree of its run."""
+    """A stored strategy or a baseline, with the tree of its run. ``NAME`` is the strategy a
+    finished run stored; ``NAME@ITERATIONS`` its average strategy at that checkpoint (kept by
+    ``solve --keep-averages``; also while the run is still going)."""
     if spec in BASELINES:
         return spec, None
-    d = ddir / "strategies" / spec
+    name, at, it = spec.partition("@")[0], "@" in spec, spec.partition("@")[2]
+    d = ddir / "strategies" / name
     try:
-        meta = json.loads((d / "run.json").read_text())
-        weights = np.load(d / "average.npy", mmap_mode="r")
-    except (OSError, ValueError) as exc:
+        if at and not it.isdigit():
+            raise ValueError(f"expected NAME@ITERATIONS, got {spec!r}")
+        if (d / "run.json").exists() or not at:
+            meta = json.loads((d / "run.json").read_text())
+            key, max_bets = meta.get("spec", meta["abstraction"]), meta.get("max_bets", 4)
+            final = not at or int(it) == meta["iterations"]
+        else:  # a run still going: its checkpoint
+            meta = json.loads((d / "checkpoint" / "state.json").read_text())
+            key, max_bets = meta.get("spec", meta["abstraction"]), meta["rules"]["max_bets"]
+            final = False
+        weights = np.load(d / "average.npy" if final
+                          else d / "checkpoint" / f"average-{int(it)}.npy", mmap_mode="r")
+    except (OSError, ValueError, KeyError) as exc:
         raise UserError(f"no holdem strategy {spec!r} in {ddir / 'strategies'} ({exc})") from None
-    key = meta.get("spec", meta["abstraction"])
     if key not in tree_cache:
         tree_cache[key] = _buckets(key, ddir)
     buckets = tree_cache[key]
-    tree = build_tree(HoldemRules(n_rounds=buckets.n_rounds, max_bets=meta.get("max_bets", 4)))
+    tree = build_tree(HoldemRules(n_rounds=buckets.n_rounds, max_bets=max_bets))
     try:
         return Policy.table(spec, tree, buckets, np.asarray(weights)), tree
     except ValueError as exc:
