@@ -3,13 +3,38 @@
     python cli.py experiment rhode-island-granularity --report docs/rhode-island-granularity
 
 ``rhode-island-granularity``: builds the eb, eb2 and pa abstractions (``--methods`` for others,
-e.g. ``eb,eb2,pa,pa-emd,ochs``) of Rhode Island Hold'em
+e.g. ``eb,eb2,pa,pa-emd,ochs,strategy,eb-ir,pa-emd-ir,ochs-ir``) of Rhode Island Hold'em
 at 13,25,125 / 13,50,250 / 13,75,500 / 13,100,750 / 13,125,1000 / 13,150,1250 / 13,205,1774
 buckets (named ``rhode-island-METHOD-B1-B2-B3``) and the lossless one, solves the real game
 (the reference equilibrium) and each abstract game to ``--target`` chips of exploitability
 in its own game (DCFR by default; resuming checkpoints), evaluates the four measures of every
 strategy against all the others and against the equilibrium, and writes the report (Markdown + plots). Re-running reuses
 every abstraction, strategy and evaluation already stored.
+
+Two kinds of ``--methods`` token need more than a build (issue 20):
+
+- ``strategy`` (GS4, strategy-based): hands clustered by their play in a solved finer game, here
+  the lossless abstraction's strategy (``rhode-island-lossless-full`` solved like every abstract
+  game, to ``--target``; in the public-board experiment it is the reference equilibrium, solved
+  to ``--equilibrium-target``), so that strategy is solved first; the report names it. A GS4
+  build made from another strategy, or before its strategy was last solved, is rebuilt.
+- ``METHOD-ir`` (``eb-ir``, ``pa-emd-ir``, ``ochs-ir``; board hidden only): the method built with
+  ``--recall imperfect`` (``rhode-island-METHOD-ir-B1-B2-B3``), every round clustered on its own
+  and the earlier buckets forgotten. The sequence-form LP and the type-level form need perfect
+  recall, so these games are solved by the same CFR-family ``--algorithm`` on the public tree
+  (``solve.algorithms.abstract_cfr.make_solver`` picks it): about the cost of an iteration of
+  the unabstracted game each, far slower than the type form. Under imperfect recall CFR need
+  not converge, and the abstract exploitability (the best response computed level by level:
+  a valid pure strategy's gain, a lower bound) can level off above ``--target`` (eb-ir at
+  13,25,125: ~12 chips from 300 to 500 DCFR iterations), so these solves also stop after
+  ``--ir-iterations`` (default 500, about what the perfect-recall builds need for 1 chip).
+  The evaluation in the real game is exact, as for every strategy.
+
+The report counts each abstraction's information sets (of the abstract game, from its
+strategy table): the size at which abstractions compare fairly. At the same built bucket
+counts perfect and imperfect recall have as many (one per betting history and bucket
+sequence, respectively the round's own bucket); an imperfect-recall round can build fewer
+buckets than asked (eb-ir: a round's hands have only so many distinct equities).
 
 ``rhode-island-granularity-public``: the same 21 builds played with the public cards visible
 (``--public-board``, names ``...-public``: the published, ordered-game setting), the reference
@@ -28,11 +53,13 @@ variant and setting (see ``queries.rules_experiment``):
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from dataclasses import replace
 from pathlib import Path
 
+from abstraction.imperfect_recall import KIND_OF_METHOD
 from abstraction.methods import METHODS
 from queries import rules_experiment
 from queries.compare import (add_solve_options, build_abstraction, check_report_dir, compare,
@@ -40,37 +67,76 @@ from queries.compare import (add_solve_options, build_abstraction, check_report_
 from queries.limit_support import RhodeIslandSupport
 from queries.parallel_solve import solve_parallel
 from queries.report import write_report
+from queries.support import GameSupport
 from queries.tables import print_tables
 from queries.views import connect
+from schema.catalog import session_scope
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 
 RI_GRANULARITIES = ("13,25,125", "13,50,250", "13,75,500", "13,100,750", "13,125,1000",
                     "13,150,1250", "13,205,1774")
 RI_METHODS = ("eb", "eb2", "pa")  # the published comparison; --methods adds others
+IR = "-ir"  # --methods METHOD-ir: METHOD built with --recall imperfect
+#: default ``--ir-iterations``: about what DCFR needed for < 1 chip on the perfect-recall builds
+#: (325-500 iterations, docs/rhode-island-granularity)
+IR_ITERATIONS = 500
+LOSSLESS = "rhode-island-lossless-full"
 
 
-def parse_methods(text: str | None) -> tuple[str, ...]:
-    """``--methods``: comma-separated abstraction methods (default eb, eb2 and pa)."""
+def method_tokens(public_board: bool = False) -> tuple[str, ...]:
+    """The ``--methods`` tokens: every abstraction method but lossless (always the reference)
+    and, with the board hidden, ``METHOD-ir`` for each method with an imperfect-recall build."""
+    perfect = tuple(m for m in METHODS if m != "lossless")
+    return perfect if public_board else perfect + tuple(m + IR for m in KIND_OF_METHOD)
+
+
+def split_method(token: str) -> tuple[str, str]:
+    """A ``--methods`` token as (method, recall): ``eb-ir`` -> ("eb", "imperfect")."""
+    if token.endswith(IR) and token[:-len(IR)] in KIND_OF_METHOD:
+        return token[:-len(IR)], "imperfect"
+    return token, "perfect"
+
+
+def parse_methods(text: str | None, public_board: bool = False) -> tuple[str, ...]:
+    """``--methods``: comma-separated tokens of :func:`method_tokens` (default eb, eb2 and pa).
+
+    Raises:
+        UserError: (one line) an unknown token, an ``-ir`` token of a method without an
+            imperfect-recall build, an ``-ir`` token with the public board, no token.
+    """
     if text is None:
         return RI_METHODS
-    methods = tuple(m.strip() for m in text.split(",") if m.strip())
-    bad = [m for m in methods if m not in METHODS or m == "lossless"]
+    methods = tuple(dict.fromkeys(m.strip() for m in text.split(",") if m.strip()))
+    valid = method_tokens(public_board)
+    ir = [m + IR for m in KIND_OF_METHOD]
+    for m in methods:
+        if m in valid:
+            continue
+        if m in ir:
+            raise UserError(f"--methods: {m} (imperfect recall) is built with the board hidden, "
+                            f"so only for rhode-island-granularity; here choose from "
+                            f"{', '.join(valid)}")
+        if m.endswith(IR) and m[:-len(IR)] in METHODS:
+            raise UserError(f"--methods: {m[:-len(IR)]} has no imperfect-recall build; the -ir "
+                            f"methods are {', '.join(ir)}")
+    bad = [m for m in methods if m not in valid]
     if bad or not methods:
         raise UserError(f"--methods: unknown or unusable method {', '.join(bad) or '(none)'}; "
-                        f"choose from {', '.join(m for m in METHODS if m != 'lossless')} "
-                        "(lossless is always the reference)")
+                        f"choose from {', '.join(valid)} (lossless is always the reference)")
     return methods
 
 
 def ri_name(method: str, buckets: str) -> str:
+    """``rhode-island-METHOD-B1-B2-B3`` (``method`` a ``--methods`` token, e.g. ``eb-ir``: the
+    name ``build-abstraction --recall imperfect`` gives by default)."""
     return f"rhode-island-{method}-{buckets.replace(',', '-')}"
 
 
 def rhode_island_granularity(args, data_dir: Path) -> int:
     """The 21 builds played with the board hidden behind the bucket (issue 5)."""
     return _granularity(args, data_dir, public_board=False,
-                        title="Rhode Island Hold'em: abstraction granularity (eb, eb2, pa)")
+                        title="Rhode Island Hold'em: abstraction granularity ({methods})")
 
 
 def rhode_island_granularity_public(args, data_dir: Path) -> int:
@@ -84,47 +150,135 @@ def rhode_island_granularity_public(args, data_dir: Path) -> int:
 
 
 def _granularity(args, data_dir: Path, public_board: bool, title: str) -> int:
-    methods = parse_methods(getattr(args, "methods", None))
+    methods = parse_methods(getattr(args, "methods", None), public_board)
     options = options_from(args)
+    ir_options = replace(options, iterations=ir_iterations(args, options))
     report = Path(args.report) if args.report else data_dir / "reports" / args.name
     check_report_dir(report)
     t0 = time.time()
     support = RhodeIslandSupport(data_dir)
     have = set(support._abstractions())
-    names = []
+    names, gs4 = [], []
     for buckets in RI_GRANULARITIES:
-        for method in methods:
-            name = ri_name(method, buckets) + ("-public" if public_board else "")
-            if name not in have:
+        for token in methods:
+            name = ri_name(token, buckets) + ("-public" if public_board else "")
+            method, recall = split_method(token)
+            if method == "strategy":
+                gs4.append((buckets, name))  # built below, from the lossless game's strategy
+            elif name not in have:
                 build_abstraction(data_dir, method, buckets, name, seed=args.seed,
-                                  public_board=public_board)
+                                  public_board=public_board, recall=recall)
             names.append(name)
-    lossless = "rhode-island-lossless-full"
-    if lossless not in have:
-        build_abstraction(data_dir, "lossless", None, lossless, seed=args.seed)
-    if public_board and options.equilibrium is None:
-        # the lossless game is the real game: solved tighter, it is the reference
-        (entry,) = support.resolve([lossless])
-        eq_options = options.for_equilibrium()
-        if options.jobs > 1 and not options.report_only:  # the reference first: the longest
+    if LOSSLESS not in have:
+        build_abstraction(data_dir, "lossless", None, LOSSLESS, seed=args.seed)
+    # public board: the lossless game is the real game; solved tighter, it is the reference
+    reference = public_board and options.equilibrium is None
+    lossless_options = options.for_equilibrium() if reference else options
+    ir = [ri_name(t, b) for b in RI_GRANULARITIES for t in methods
+          if split_method(t)[1] == "imperfect"]
+    later = {n for _, n in gs4}
+    # solved with options of their own before compare, which is then given their strategies
+    first = ([(LOSSLESS, lossless_options)] if reference or gs4 else []) \
+        + [(n, ir_options) for n in reversed(ir)]
+    parallel = options.jobs > 1 and not options.report_only
+    if parallel and first:
+        # the lossless game first (the longest, and GS4 reads it), the imperfect-recall games
+        # (the public tree), then every other built game
+        solve_parallel(game_support, support.game, data_dir,
+                       first + [(n, options) for n in reversed(names)
+                                if n not in later and n not in ir],
+                       options.jobs, options.progress)
+    solved: dict[str, str] = {}  # abstraction -> its strategy, for those solved here
+    if reference or gs4:
+        (entry,) = support.resolve([LOSSLESS])
+        solved[LOSSLESS] = support.ensure_strategy(entry, lossless_options)
+    if gs4:
+        build_strategy_abstractions(support, data_dir, gs4, solved[LOSSLESS], seed=args.seed,
+                                    public_board=public_board, rebuild=not options.report_only)
+        if parallel:
             solve_parallel(game_support, support.game, data_dir,
-                           [(lossless, eq_options)] + [(n, options) for n in reversed(names)],
-                           options.jobs, options.progress)
-            # every strategy is stored now: compare need not start a second pool to find that
-            options = replace(options, jobs=1)
-        options = replace(options, equilibrium=support.ensure_strategy(entry, eq_options))
-    result = compare(support, names + [lossless], options, data_dir)
+                           [(n, options) for _, n in reversed(gs4)], options.jobs,
+                           options.progress)
+    for entry in support.resolve(ir):
+        solved[entry.name] = support.ensure_strategy(entry, ir_options)
+    if parallel and first:
+        # every strategy is stored now: compare need not start a second pool to find that
+        options = replace(options, jobs=1)
+    if reference:
+        options = replace(options, equilibrium=solved[LOSSLESS])
+    result = compare(support, [solved.get(n, n) for n in names + [LOSSLESS]], options, data_dir)
     print_tables(result["tables"])
     if not options.report_only:
         result["wall_seconds"] = time.time() - t0
     # the command that reproduces the results (a --report-only re-render only re-reads them)
     result["command"] = "python " + " ".join(a for a in sys.argv if a != "--report-only")
     side = side_by_side(data_dir, support.game, methods) if public_board else []
-    path = write_report(report, data_dir, support.game, result, title=title, sections=side)
+    if ir:
+        side = side + ir_note(options.algorithm, ir_options)
+    path = write_report(report, data_dir, support.game, result,
+                        title=title.format(methods=", ".join(methods)), sections=side)
     print(f"report: {path}")
     if "wall_seconds" in result:
         print(f"wall: {result['wall_seconds']:.0f}s")
     return 0
+
+
+def ir_iterations(args, options) -> int:
+    """The most iterations of an imperfect-recall solve: ``--ir-iterations``, or ``--iterations``
+    when fewer.
+
+    Raises:
+        UserError: ``--ir-iterations`` under 1.
+    """
+    cap = getattr(args, "ir_iterations", None)
+    cap = IR_ITERATIONS if cap is None else cap
+    if cap < 1:
+        raise UserError("--ir-iterations must be at least 1")
+    return cap if options.iterations is None else min(cap, options.iterations)
+
+
+def ir_note(algorithm: str, ir_options) -> list[str]:
+    """Markdown: how the imperfect-recall games were solved."""
+    return [f"Imperfect-recall abstractions (`METHOD-ir`: every round clustered on its own, "
+            f"the earlier buckets forgotten) were solved by {algorithm} on the public tree (the "
+            f"type-level form and the LP need perfect recall), to the target or for at most "
+            f"{ir_options.iterations} iterations: under imperfect recall CFR need not converge, "
+            f"and the abstract exploitability (the best response computed level by level, a "
+            f"valid pure strategy's gain) is a lower bound. Their real-game measures are "
+            f"exact, as for every strategy.", ""]
+
+
+def strategy_builds(data_dir: Path) -> dict[str, tuple[str | None, object]]:
+    """Stored strategy-based (GS4) abstractions: name -> (the strategy it clustered by, when
+    it was built)."""
+    from schema.catalog_abstraction import Abstraction
+
+    with session_scope(data_dir) as s:
+        return {a.name: (json.loads(a.params or "{}").get("from_strategy"), a.created)
+                for a in s.query(Abstraction).filter(Abstraction.method == "strategy").all()}
+
+
+def build_strategy_abstractions(support: GameSupport, data_dir: Path,
+                                builds: list[tuple[str, str]], source: str, seed: int = 0,
+                                public_board: bool = False, rebuild: bool = True) -> None:
+    """Build the GS4 abstractions ``builds`` (``(buckets, name)``) from strategy ``source``
+    (``build-abstraction --method strategy --from-strategy SOURCE``). A stored one is kept
+    when it was built from ``source`` after ``source`` was last solved; else, with
+    ``rebuild``, it is rebuilt (``--replace``; its strategies are then of an earlier build
+    and solved again), without, kept as it is."""
+    solved = support._runs()[source]["created"]
+    stored = strategy_builds(data_dir)
+    for buckets, name in builds:
+        if name in stored:
+            was, built = stored[name]
+            if not rebuild or (was == source and built >= solved):
+                continue
+            print(f"{name}: rebuilt, from {source}"
+                  + (f" (it was built from {was})" if was != source
+                     else " (solved again since it was built)"))
+        build_abstraction(data_dir, "strategy", buckets, name, seed=seed,
+                          public_board=public_board, from_strategy=source,
+                          replace=name in stored)
 
 
 def side_by_side(data_dir: Path, game: str, methods=RI_METHODS) -> list[str]:
@@ -173,7 +327,14 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=0, help="abstraction seed (default 0)")
     p.add_argument("--methods", default=None,
                    help="rhode-island-granularity(-public): comma-separated abstraction methods "
-                        "(default eb,eb2,pa; also pa-emd, ochs)")
+                        f"(default eb,eb2,pa; any of {', '.join(method_tokens())}: strategy "
+                        "= GS4 clustered by the lossless game's strategy, solved first; "
+                        "METHOD-ir = METHOD built with --recall imperfect, solved by CFR on "
+                        "the public tree, board hidden only)")
+    p.add_argument("--ir-iterations", type=int, default=IR_ITERATIONS,
+                   help="rhode-island-granularity: the most iterations of an imperfect-recall "
+                        "(METHOD-ir) solve, which stops at --target otherwise: under imperfect "
+                        "recall CFR need not converge (default %(default)s)")
     p.add_argument("--variants", default=None,
                    help="rhode-island-rules: comma-separated rule variants (default: all)")
     add_solve_options(p)

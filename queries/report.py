@@ -1,16 +1,24 @@
 """The comparison report: ``DIR/README.md`` with the four measure tables, a per-granularity
 table of which method wins on each measure, and one PNG per measure against granularity
-(one line per abstraction method), drawn with matplotlib from the SQL views."""
+(one line per abstraction method), drawn with matplotlib from the SQL views.
+
+An abstraction built with imperfect recall is shown as method ``METHOD-ir`` (its own line and
+rival of the others at its buckets); each abstraction's size is its number of information
+sets (``infosets``: of its abstract game, counted exactly from its strategy table,
+:func:`count_infosets`); the strategy a strategy-based (GS4) build clustered by is named."""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 
 import numpy as np
 
 from queries.tables import TITLES, fmt
 from queries.views import connect
+from schema.paths import resolve_stored
+from schema.strategy import strategy_path
 
 #: measure -> (column of abstraction_summary, label, better: "low" | "high" | "abs-low")
 PLOTS = {
@@ -24,14 +32,44 @@ PLOTS = {
 
 
 def summary_rows(data_dir: Path, game: str, strategies: list[str]) -> list[dict]:
+    """``abstraction_summary`` rows of ``strategies`` with their solve run, ``method`` suffixed
+    ``-ir`` for an imperfect-recall build, ``infosets`` (:func:`count_infosets`) and
+    ``from_strategy`` (a GS4 build's source strategy, else None)."""
     with connect(data_dir, read_only=True) as con:
-        rel = con.execute("SELECT s.*, r.iterations, r.algorithm, r.wall_seconds AS solve_seconds "
+        rel = con.execute("SELECT s.*, r.iterations, r.algorithm, r.wall_seconds AS solve_seconds, "
+                          "r.path AS strategy_path, a.params "
                           "FROM abstraction_summary s "
                           "JOIN solve_runs r ON r.name = s.strategy "
+                          "JOIN abstractions a ON a.name = s.abstraction "
                           "WHERE s.game = ? AND list_contains(?, s.strategy) "
                           "ORDER BY granularity, method", [game, strategies])
         cols = [d[0] for d in rel.description]
-        return [dict(zip(cols, r)) for r in rel.fetchall()]
+        rows = [dict(zip(cols, r)) for r in rel.fetchall()]
+        sizes: dict[str, int] = {}  # per abstraction: every strategy of it has the same
+        for r in rows:
+            params = json.loads(r.pop("params") or "{}")
+            if params.get("recall") == "imperfect":
+                r["method"] += "-ir"
+            r["from_strategy"] = params.get("from_strategy")
+            path = resolve_stored(data_dir, r.pop("strategy_path"),
+                                  strategy_path(data_dir, r["strategy"]))
+            if r["abstraction"] not in sizes:
+                sizes[r["abstraction"]] = count_infosets(con, path)
+            r["infosets"] = sizes[r["abstraction"]]
+    rows.sort(key=lambda r: (r["granularity"] is None, r["granularity"] or 0, r["method"]))
+    return rows
+
+
+def count_infosets(con, path: Path) -> int | None:
+    """Information sets of a strategy's game, exactly, from its table (one row per information
+    set and action, every information set of the compiled game written): in limit poker every
+    decision has exactly one passive action (check, or call facing a bet), so the rows of
+    check and call are the information sets. A scan of the action column (dictionary-encoded),
+    where compiling the abstract game takes seconds; None if the table is missing."""
+    if not Path(path).exists():
+        return None
+    return int(con.execute("SELECT count(*) FROM read_parquet(?) "
+                           "WHERE action IN ('check', 'call')", [str(path)]).fetchone()[0])
 
 
 def winners(rows: list[dict]) -> list[dict]:
@@ -45,7 +83,8 @@ def winners(rows: list[dict]) -> list[dict]:
     for (buckets, board), group in groups.items():
         if len({r["method"] for r in group}) < 2:
             continue
-        line = {"buckets": buckets + (" (board public)" if board == "public" else "")}
+        line = {"buckets": buckets + (" (board public)" if board == "public" else ""),
+                "infosets": _size_range([r.get("infosets") for r in group])}
         for key, (col, _, better) in PLOTS.items():
             vals = [(r[col], r["method"]) for r in group if r[col] is not None]
             if len(vals) < 2:
@@ -60,6 +99,16 @@ def winners(rows: list[dict]) -> list[dict]:
             line[key] = f"{m} ({v:.4g})"
         out.append(line)
     return out
+
+
+def _size_range(sizes: list) -> str:
+    """The information-set counts of a granularity's abstractions: one number if all equal,
+    else min-max."""
+    known = [s for s in sizes if s is not None]
+    if not known:
+        return "-"
+    lo, hi = min(known), max(known)
+    return f"{lo:,}" if lo == hi else f"{lo:,}-{hi:,}"
 
 
 def plot(rows: list[dict], key: str, path: Path, title: str) -> None:
@@ -99,6 +148,41 @@ def plot(rows: list[dict], key: str, path: Path, title: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def _sources(data_dir: Path, rows: list[dict], game: str) -> list[str]:
+    """Markdown: the strategy each strategy-based (GS4) abstraction clustered hands by, with
+    that strategy's abstraction, algorithm, iterations and exploitability as stored now."""
+    used: dict[str, list[str]] = {}
+    for r in rows:
+        if r.get("from_strategy"):
+            used.setdefault(r["from_strategy"], []).append(r["abstraction"])
+    if not used:
+        return []
+    with connect(data_dir, read_only=True) as con:
+        runs = {n: (a, alg, it, ax, x) for n, a, alg, it, ax, x in con.execute(
+            "SELECT name, abstraction, algorithm, iterations, abstract_exploitability, "
+            "exploitability FROM solve_runs WHERE list_contains(?, name)",
+            [list(used)]).fetchall()}
+    out = []
+    for source, abstractions in used.items():
+        shown = ", ".join(f"`{_short(a, game)}`" for a in dict.fromkeys(abstractions))
+        if source in runs:
+            a, alg, it, ax, x = runs[source]
+            own = ax if ax is not None else x
+            about = (f" (abstraction `{a or '-'}` solved by {alg}, {it} iterations, "
+                     f"exploitability {fmt(own)} in its own game)")
+        else:
+            about = " (no longer stored)"
+        out.append(f"Strategy-based (GS4) abstractions {shown} clustered the hands by their "
+                   f"play in strategy `{source}`{about}.")
+    return out + [""]
+
+
+def _short(name: str, game: str) -> str:
+    while game and name.startswith(game + "-"):
+        name = name[len(game) + 1:]
+    return name
 
 
 def _md_table(cols, rows, game: str = "") -> str:
@@ -142,7 +226,8 @@ def write_report(folder: Path, data_dir: Path, game: str, result: dict, title: s
                "highest mean head-to-head against the other methods at the same granularity; "
                "highest head-to-head against the equilibrium; smallest |value error|.", ""]
         w = winners(rows)
-        md += [_md_table(["buckets"] + list(PLOTS), [[x["buckets"]] + [x[k] for k in PLOTS] for x in w]),
+        md += [_md_table(["buckets", "infosets"] + list(PLOTS),
+                         [[x["buckets"], x["infosets"]] + [x[k] for k in PLOTS] for x in w]),
                ""]
         md += ["## Plots", ""]
         for key in PLOTS:
@@ -157,10 +242,18 @@ def write_report(folder: Path, data_dir: Path, game: str, result: dict, title: s
             md += [f"**{len(above)} of {len(rows)} strategies did not reach the target** (their "
                    f"abstract exploitability is in the table); their measures carry that much "
                    f"extra error.", ""]
-        cols = ["abstraction", "method", "built", "board", "ip_objective", "build_seconds", "algorithm",
-                "iterations", "solve_seconds", "abstract_exploitability", "exploitability", "vs_equilibrium",
-                "value_error", "h2h_same_granularity"]
+        cols = ["abstraction", "method", "built", "infosets", "board", "ip_objective",
+                "build_seconds", "algorithm", "iterations", "solve_seconds",
+                "abstract_exploitability", "exploitability", "vs_equilibrium", "value_error",
+                "h2h_same_granularity"]
         md += [_md_table(cols, [[r[c] for c in cols] for r in rows], game), ""]
+        md += ["`infosets`: information sets of the abstraction's abstract game (both players, "
+               "every round; counted from its strategy table), the size at which abstractions "
+               "compare fairly: at the same built bucket counts perfect recall (`METHOD`) and "
+               "imperfect recall (`METHOD-ir`, every round clustered on its own, earlier "
+               "buckets forgotten) have as many; an imperfect-recall round may build fewer "
+               "buckets than asked (`built`).", ""]
+        md += _sources(data_dir, rows, game)
     md += list(sections)
     md += [f"Below, strategy and abstraction names are shown without their `{game}-` prefixes "
            f"(strategy `{game}-{game}-eb-13-25-125-dcfr` is abstraction `{game}-eb-13-25-125` "
