@@ -71,6 +71,7 @@ from queries.support import GameSupport
 from queries.tables import print_tables
 from queries.views import connect
 from schema.catalog import session_scope
+from schema.catalog_abstraction import Abstraction
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 
@@ -251,8 +252,6 @@ def ir_note(algorithm: str, ir_options) -> list[str]:
 def strategy_builds(data_dir: Path) -> dict[str, tuple[str | None, object]]:
     """Stored strategy-based (GS4) abstractions: name -> (the strategy it clustered by, when
     it was built)."""
-    from schema.catalog_abstraction import Abstraction
-
     with session_scope(data_dir) as s:
         return {a.name: (json.loads(a.params or "{}").get("from_strategy"), a.created)
                 for a in s.query(Abstraction).filter(Abstraction.method == "strategy").all()}
