@@ -22,18 +22,18 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from solve.holdem.evaluate import Policy, duplicate_match  # noqa: E402
-from solve.holdem.run import load_policy  # noqa: E402
+from solve.holdem.run import load_policy, run_record  # noqa: E402
 
 MEASURES = (("lbr", "LBR lower bound on exploitability"), ("vs_always_call", "vs always-call"),
             ("vs_always_raise", "vs always-raise"), ("h2h", "head-to-head vs reference"))
 
 
 def run_log(ddir: Path, name: str) -> list[dict]:
-    d = ddir / "strategies" / name
-    for f in (d / "run.json", d / "checkpoint" / "state.json"):
-        if f.exists():
-            return json.loads(f.read_text()).get("log", [])
-    raise SystemExit(f"error: no run.json or checkpoint for {name!r} in {d}")
+    try:
+        return run_record(ddir, name).get("log", [])
+    except (OSError, ValueError):
+        raise SystemExit(f"error: no run.json or checkpoint for {name!r} in "
+                         f"{ddir / 'strategies' / name}") from None
 
 
 def main() -> int:

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from schema.catalog import session_scope  # noqa: E402
 from schema.catalog_abstraction import Abstraction  # noqa: E402
 from solve.holdem.evaluate import Policy, board_lbr, duplicate_match  # noqa: E402
-from solve.holdem.run import load_policy  # noqa: E402
+from solve.holdem.run import load_policy, run_record  # noqa: E402
 
 
 def strategy(spec: str, ddir: Path, cache: dict):
@@ -35,10 +35,8 @@ def strategy(spec: str, ddir: Path, cache: dict):
     ``NAME@ITERATIONS`` (``load_policy``; a run still going is read from its checkpoint)."""
     pol, tree = load_policy(spec, ddir, cache)
     name, _, at = spec.partition("@")
-    d = ddir / "strategies" / name
-    f = d / "run.json" if (d / "run.json").exists() else d / "checkpoint" / "state.json"
-    meta = json.loads(f.read_text())
-    iters = int(at) if at else meta["iterations"] if "iterations" in meta else meta["iteration"]
+    meta = run_record(ddir, name)
+    iters = int(at) if at else meta["iterations"]
     entry = next((e for e in meta.get("log", []) if e["iterations"] == iters), {})
     return (pol, tree, meta["abstraction"], iters, entry.get("solve_seconds", float("nan")),
             entry.get("clock", meta.get("clock", "wall")))

@@ -165,6 +165,14 @@ def river_keys(data_dir) -> np.ndarray:
     return out
 
 
+def round_buckets(path: Path, r: int) -> np.ndarray:
+    """The bucket of every hand of round r (by canonical index) from ``round<r>.parquet``."""
+    t = pq.read_table(path / f"round{r}.parquet", columns=["hand", "bucket"])
+    b = np.empty(t.num_rows, dtype=np.int32)
+    b[t.column("hand").to_numpy()] = t.column("bucket").to_numpy()
+    return b
+
+
 def ochs_river(path: Path, centroids, n_turn: int):
     """The river look-up of a Texas Hold'em ``ochs`` abstraction stored at ``path``
     (``schema.abstraction``): (lut as (rows, keys), key per [2,5] index, stride, parent of
@@ -173,15 +181,13 @@ def ochs_river(path: Path, centroids, n_turn: int):
     key is the hand's code and ``lut[t, code]`` the child of turn bucket t whose centroid is
     nearest the code's OCHS vector (the builder's own assignment rule)."""
     if (path / "round3.parquet").exists():
-        t = pq.read_table(path / "round3.parquet", columns=["hand", "bucket"])
-        bucket = t.column("bucket").to_numpy()
+        bucket = round_buckets(path, 3)
         k = int(bucket.max()) + 1
         if k > np.iinfo(np.uint16).max:
             raise UserError(f"abstraction at {path}: {k} river buckets; the Hold'em solver's "
                             "river key holds at most 65,535")
-        key = np.empty(len(bucket), np.uint16)
-        key[t.column("hand").to_numpy()] = bucket
-        return np.arange(k, dtype=np.int32)[None, :], key, 0, np.full(k, -1, np.int64)
+        return (np.arange(k, dtype=np.int32)[None, :], bucket.astype(np.uint16), 0,
+                np.full(k, -1, np.int64))
     if not (path / "river_codes.parquet").exists():
         raise UserError(f"abstraction at {path} (ochs) has no river tables (river_codes.parquet"
                         " or round3.parquet): it was built before they were stored; rebuild it "
@@ -225,12 +231,7 @@ def load_buckets(name: str, data_dir) -> HoldemBuckets:
     try:
         rounds, parents = [], []
         for r in range(3):
-            t = pq.read_table(path / f"round{r}.parquet", columns=["hand", "bucket"])
-            hand = t.column("hand").to_numpy()
-            b = np.empty(len(hand), dtype=np.int32)
-            b[hand] = t.column("bucket").to_numpy()
-            del t
-            rounds.append(b)
+            rounds.append(round_buckets(path, r))
         th = pq.read_table(path / "thresholds.parquet").to_pandas()
     except (OSError, KeyError) as exc:
         raise UserError(f"abstraction {name!r}: cannot read its tables ({exc})") from None
@@ -244,8 +245,8 @@ def load_buckets(name: str, data_dir) -> HoldemBuckets:
             raise UserError(f"abstraction {name!r}: cannot read its tables ({exc})") from None
         lut, key, stride, river_par = ochs_river(path, cents, len(parents[2]))
     else:
-        (lut, river_par), key, stride = river_lut(th[th["round"] == 3], len(parents[2])), \
-            river_keys(data_dir), RIVER_KEYS
+        lut, river_par = river_lut(th[th["round"] == 3], len(parents[2]))
+        key, stride = river_keys(data_dir), RIVER_KEYS
     parents.append(river_par)
     return HoldemBuckets.from_arrays(name, rounds, parents, lut, key, stride)
 

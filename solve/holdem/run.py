@@ -139,6 +139,7 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
     if args.clock not in CLOCKS:
         raise UserError(f"--clock must be one of {', '.join(CLOCKS)}, got {args.clock!r}")
     clock = CLOCKS[args.clock]
+    unit = "CPU s" if args.clock == "cpu" else "s"
     if args.lbr_deals < 0 or args.h2h_deals < 1 or args.lbr_boards < 0:
         raise UserError("--lbr-deals and --lbr-boards must be >= 0 and --h2h-deals >= 1")
     ddir = resolve_data_dir()
@@ -180,6 +181,9 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
           f"{tree.n_nodes} betting nodes, {solver.size_:,} (infoset, action) pairs, "
           f"{gib:.2f} GiB of regrets + averages; lookups loaded in {load_seconds:.1f}s")
 
+    def state():  # what a checkpoint records beside the arrays
+        return {"log": log, "solve_seconds": solve_seconds, "spec": args.abstraction}
+
     def evaluate():
         te = time.perf_counter()
         pol = Policy.table(name, tree, buckets, solver.average_)
@@ -220,14 +224,15 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
             solver.iterate(step)
             took, took_wall = clock() - ts, time.perf_counter() - tw
             solve_seconds += took
-            chunk = int(min(max(step * 2.0 / max(took_wall, 1e-3), 1), 5_000_000))  # ~2 s chunks
+            # ~2 s (wall) chunks
+            chunk = int(min(max(step * 2.0 / max(took_wall, 1e-3), 1), 5_000_000))
             bar.update(min(round(solve_seconds), round(limit)) - bar.n if limit else step)
             bar.set_postfix(it=f"{solver.iteration_:,}",
-                            rate=f"{step / max(took, 1e-9):,.0f} it/{'CPU ' * (args.clock == 'cpu')}s")
+                            rate=f"{step / max(took, 1e-9):,.0f} it/{unit}")
             if solve_seconds - last_ckpt >= every:
                 last_ckpt = solve_seconds
                 e = evaluate()
-                solver.save(ckpt, {"log": log, "solve_seconds": solve_seconds, "spec": args.abstraction})
+                solver.save(ckpt, state())
                 if args.keep_averages:
                     _atomic_npy(ckpt / f"average-{solver.iteration_}.npy", solver.average_)
                 bar.write(_line(e))
@@ -235,7 +240,7 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
         bar.close()
     if not log or log[-1]["iterations"] != solver.iteration_:
         print(_line(evaluate()))
-    solver.save(ckpt, {"log": log, "solve_seconds": solve_seconds, "spec": args.abstraction})
+    solver.save(ckpt, state())
     return _store(ddir, name, out_dir, tree, buckets, solver, log, solve_seconds,
                   time.time() - wall0, args)
 
@@ -265,7 +270,8 @@ def _store(ddir, name, out_dir, tree, buckets, solver, log, solve_seconds, wall,
     meta = {"abstraction": buckets.name, "spec": args.abstraction,
             "n_buckets": list(buckets.n_buckets),
             "max_bets": tree.rules.max_bets, "iterations": solver.iteration_,
-            "solve_seconds": round(solve_seconds, 1), "clock": args.clock, "threads": args.threads, "seed": args.seed,
+            "solve_seconds": round(solve_seconds, 1), "clock": args.clock,
+            "threads": args.threads, "seed": args.seed,
             "lbr_deals": args.lbr_deals, "lbr_boards": args.lbr_boards,
             "h2h_deals": args.h2h_deals, **solver.settings(),
             "log": log}
@@ -287,25 +293,31 @@ def _store(ddir, name, out_dir, tree, buckets, solver, log, solve_seconds, wall,
     return 0
 
 
+def run_record(ddir: Path, name: str) -> dict:
+    """What a Hold'em run recorded: its ``run.json`` once finished, else (a run still going or
+    stopped) its checkpoint's ``state.json``. Raises OSError or ValueError when neither reads."""
+    d = ddir / "strategies" / name
+    f = d / "run.json" if (d / "run.json").exists() else d / "checkpoint" / "state.json"
+    return json.loads(f.read_text())
+
+
 def load_policy(spec: str, ddir: Path, tree_cache: dict):
     """A stored strategy or a baseline, with the tree of its run. ``NAME`` is the strategy a
     finished run stored; ``NAME@ITERATIONS`` its average strategy at that checkpoint (kept by
     ``solve --keep-averages``; also while the run is still going)."""
     if spec in BASELINES:
         return spec, None
-    name, at, it = spec.partition("@")[0], "@" in spec, spec.partition("@")[2]
+    name, at, it = spec.partition("@")
     d = ddir / "strategies" / name
     try:
         if at and not it.isdigit():
             raise ValueError(f"expected NAME@ITERATIONS, got {spec!r}")
-        if (d / "run.json").exists() or not at:
-            meta = json.loads((d / "run.json").read_text())
-            key, max_bets = meta.get("spec", meta["abstraction"]), meta.get("max_bets", 4)
-            final = not at or int(it) == meta["iterations"]
-        else:  # a run still going: its checkpoint
-            meta = json.loads((d / "checkpoint" / "state.json").read_text())
-            key, max_bets = meta.get("spec", meta["abstraction"]), meta["rules"]["max_bets"]
-            final = False
+        if not at and not (d / "run.json").exists():
+            raise OSError(f"{d / 'run.json'} does not exist (a run still going: NAME@ITERATIONS)")
+        meta = run_record(ddir, name)
+        key = meta.get("spec", meta["abstraction"])
+        max_bets = meta.get("max_bets", meta.get("rules", {}).get("max_bets", 4))
+        final = not at or int(it) == meta.get("iterations")  # run.json's, not a checkpoint's
         weights = np.load(d / "average.npy" if final
                           else d / "checkpoint" / f"average-{int(it)}.npy", mmap_mode="r")
     except (OSError, ValueError, KeyError) as exc:
