@@ -10,9 +10,12 @@ default, or a built abstraction):
     NUMBA_NUM_THREADS=2 python bench/bench_holdem_pcs.py [--abstraction holdem-pa --data-dir D]
     python bench/bench_holdem_pcs.py --small   # the samplers' settings on a small game
 
-``--small``: preflop + flop with a cap of 3 bets and 8 / 64 strength buckets; each solver's
-exact best response in the abstract game whose chance node is 30,000 sampled deals, against
-CPU seconds (the chance-sampled CFR+ and every public-sampling setting).
+``--small``: preflop + flop with a cap of 3 bets and 8 / 64 strength buckets (``--small-buckets``;
+e.g. 8,2000, more flop buckets than a board has hands, for the sparse updates of the full
+game's later rounds); each solver's exact best response in the abstract game whose chance node
+is 30,000 sampled deals, against CPU seconds (the chance-sampled CFR+ and every
+public-sampling setting: each regret update of ``solve.holdem.pcs.REGRETS`` with each
+averaging).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from solve.holdem.evaluate import (Policy, best_response, board_lbr,  # noqa: E4
                                    board_match, duplicate_match, local_best_response,
                                    sample_deals)
 from solve.holdem.game import HoldemRules, build_tree  # noqa: E402
-from solve.holdem.pcs import HoldemPCS  # noqa: E402
+from solve.holdem.pcs import AVERAGING, REGRETS, HoldemPCS  # noqa: E402
 
 
 def timed(f, *a, **k):
@@ -42,20 +45,21 @@ def timed(f, *a, **k):
     return out, time.perf_counter() - t0, time.process_time() - c0
 
 
-def small() -> int:
+def small(buckets: tuple[int, int] = (8, 64), scale: int = 1) -> int:
     tree = build_tree(HoldemRules(n_rounds=2, max_bets=3))
-    b = synthetic_buckets((8, 64), n_rounds=2)
+    b = synthetic_buckets(buckets, n_rounds=2)
     deals = sample_deals(30_000, seed=6)
 
     def expl(s):
         pol = Policy.table("s", tree, b, s.average_)
         return 0.5 * sum(best_response(tree, pol, p, deals)[0] for p in (0, 1)) * 500
 
-    makers = [("chance-sampled CFR+", lambda: HoldemCFR(tree, b, seed=2), (2000, 8000, 30000,
-                                                                          60000))]
+    makers = [("chance-sampled CFR+", lambda: HoldemCFR(tree, b, seed=2),
+               tuple(scale * n for n in (2000, 8000, 30000, 60000)))]
     makers += [(f"public, {r} / {a}", (lambda r=r, a=a: HoldemPCS(tree, b, seed=2, regret=r,
-                                                                 averaging=a)), (10, 40, 150, 300))
-               for r in ("vanilla", "plus") for a in ("linear", "quadratic", "uniform")]
+                                                                 averaging=a)),
+                tuple(scale * n for n in (10, 40, 150, 300)))
+               for r in REGRETS for a in AVERAGING]
     print("abstract exploitability (mbb/g) after [iterations, CPU s]\n")
     print("| solver | 1 | 2 | 3 | 4 |\n|---|---|---|---|---|")
     for label, make, steps in makers:
@@ -82,9 +86,13 @@ def main() -> int:
     ap.add_argument("--h2h-deals", type=int, default=20_000)
     ap.add_argument("--h2h-boards", type=int, default=40)
     ap.add_argument("--small", action="store_true", help="the settings on a small game only")
+    ap.add_argument("--small-buckets", default="8,64",
+                    help="--small: preflop,flop buckets (default 8,64)")
+    ap.add_argument("--small-scale", type=int, default=1,
+                    help="--small: iterations of every step times this (default 1)")
     args = ap.parse_args()
     if args.small:
-        return small()
+        return small(tuple(int(x) for x in args.small_buckets.split(",")), args.small_scale)
     b = (load_buckets(args.abstraction, args.data_dir) if args.abstraction
          else synthetic_buckets((20, 800, 4800, 28800), name="synthetic"))
     tree = build_tree(HoldemRules())

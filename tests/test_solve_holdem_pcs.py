@@ -19,7 +19,7 @@ from solve.holdem.evaluate import (Policy, _tree_args, best_response, board_lbr,
                                    tree_levels)
 from solve.holdem.game import (DECISION, FOLD, FOLD_END, RAISE, RIVER_KEYS, HoldemRules,
                                build_tree)
-from solve.holdem.pcs import HoldemPCS
+from solve.holdem.pcs import DCFR_ALPHA, DCFR_BETA, HoldemPCS
 
 BOARD = np.array([3, 17, 30, 44, 51], np.uint8)
 
@@ -98,7 +98,8 @@ def test_vector_walk_equals_scalar_values_summed_over_the_same_deals(tiny2):
     assert np.allclose(vals[1], seat1, rtol=0, atol=1e-7)
 
 
-@pytest.mark.parametrize("regret,averaging", [("plus", "linear"), ("vanilla", "uniform")])
+@pytest.mark.parametrize("regret,averaging", [("plus", "linear"), ("vanilla", "uniform"),
+                                              ("linear", "linear"), ("dcfr", "quadratic")])
 def test_exact_abstract_best_response_falls_as_pcs_iterates(tiny2, regret, averaging):
     tree, b = tiny2
     deals = sample_deals(20_000, seed=6)
@@ -114,6 +115,54 @@ def test_exact_abstract_best_response_falls_as_pcs_iterates(tiny2, regret, avera
         seen.append(expl(s))
     assert seen[0] > seen[1] > seen[2], seen
     assert seen[2] < 0.25 * seen[0], seen
+
+
+def eager_discounted(tree, b, T, factors):
+    """Plain regret matching one iteration at a time, every regret sum discounted after
+    iteration t by ``factors(t)`` = (positive factor, negative factor): the definition that
+    LCFR and DCFR apply lazily."""
+    s = HoldemPCS(tree, b, seed=5, regret="vanilla", averaging="quadratic")
+    for t in range(1, T + 1):
+        s.iterate(1)
+        fp, fn = factors(t)
+        R = s.regrets_.astype(np.float64)
+        s.regrets_[:] = np.where(R > 0, R * fp, R * fn)
+    return s
+
+
+def test_linear_regrets_are_lcfr_discounting_every_sum_by_t_over_t_plus_1(tiny2):
+    tree, b = tiny2
+    T = 25
+    ref = eager_discounted(tree, b, T, lambda t: (t / (t + 1), t / (t + 1)))
+    s = HoldemPCS(tree, b, seed=5, regret="linear", averaging="quadratic")
+    for _ in range(T):
+        s.iterate(1)
+    # LCFR after T iterations: sum_t r_t * t / (T + 1); the weighted sums are (T + 1) times it
+    assert np.abs(s.regrets_).max() > 1.0
+    assert np.allclose(s.regrets_, (T + 1) * ref.regrets_.astype(np.float64), rtol=1e-4,
+                       atol=1e-3 * np.abs(s.regrets_).max())
+    assert np.allclose(s.average_, ref.average_, rtol=1e-4, atol=1e-6)
+
+
+def test_lazy_dcfr_equals_discounting_every_sum_after_every_iteration(tiny2, tmp_path):
+    tree = tiny2[0]
+    b = synthetic_buckets((3, 400), n_rounds=2)  # a board's hands miss some flop buckets
+    T = 30
+    ref = eager_discounted(tree, b, T, lambda t: (t ** DCFR_ALPHA / (t ** DCFR_ALPHA + 1),
+                                                  t ** DCFR_BETA / (t ** DCFR_BETA + 1)))
+    s = HoldemPCS(tree, b, seed=5, regret="dcfr", averaging="quadratic")
+    for t in range(T):
+        s.iterate(1)
+        if t == 11:  # a checkpoint in between: saved flushed, resumed exactly
+            s.save(tmp_path / "ck")
+            s = HoldemPCS(tree, b, seed=5, regret="dcfr", averaging="quadratic")
+            s.load(tmp_path / "ck")
+    assert (s._stamp < T).any()  # some buckets wait for their discounts
+    s.flush()
+    scale = np.abs(ref.regrets_).max()
+    assert scale > 1.0 and (ref.regrets_ < 0).any() and (ref.regrets_ > 0).any()
+    assert np.allclose(s.regrets_, ref.regrets_, rtol=1e-4, atol=1e-5 * scale)
+    assert np.allclose(s.average_, ref.average_, rtol=1e-4, atol=1e-6)
 
 
 def test_a_checkpoint_resumes_only_with_its_sampler_and_settings(tiny2, tmp_path):

@@ -26,7 +26,10 @@ from solve.holdem._kernels import (BOARD_SEEN, DECISION, FOLD, FOLD_END, RAISE, 
                                   policy_probs)
 
 MAX_DEPTH = 64  # longest action sequence of limit Hold'em with a cap of 4 is 4 * 6 + 1
-CS_PLUS, CS_VANILLA = 0, 1  # regret update: regret-matching+ (floor at 0) or plain
+#: regret update: regret-matching+ (floor at 0), plain, linear (LCFR: iteration t's regrets
+#: weighted by t) or discounted (DCFR: positive / negative sums discounted after iteration t by
+#: t^a / (t^a + 1) and t^b / (t^b + 1), applied lazily, see ``_discount``)
+CS_PLUS, CS_VANILLA, CS_LINEAR, CS_DCFR = 0, 1, 2, 3
 BOARD_SEEN_V = BOARD_SEEN  # board cards seen in each round (0, 3, 4, 5)
 
 
@@ -163,7 +166,7 @@ def regret_match(R, base, k, out):
 
 @njit(cache=True)
 def _walk(p, ntype, player, rnd, nact, child, spent, off, R, S, weight, mode, update, H, ha, hb,
-          bkt, gend, RP, RO, V, AV, SG, card, probs, NODE, DP, DO, ACT):
+          bkt, gend, RP, RO, V, AV, SG, card, probs, NODE, DP, DO, ACT, disc):
     """Counterfactual values of traverser ``p`` at the root into ``V[0, :H]``, both players
     playing regret matching of ``R``, the traverser's and opponent's root reach ``RP[0]`` and
     ``RO[0]``; with ``update``, p's regrets and average sums (times ``weight``) are updated.
@@ -171,7 +174,8 @@ def _walk(p, ntype, player, rnd, nact, child, spent, off, R, S, weight, mode, up
     Depth-first with an explicit stack (numba cannot cache recursive functions): frame d holds
     ``NODE[d]``, the reach levels ``DP[d]`` / ``DO[d]`` of the two players (a child writes its
     player's reach one level up, so reach is never copied), the next action ``ACT[d]``, the
-    strategies ``SG[d]`` and values ``V[d]`` (per action ``AV[d]`` at p's nodes)."""
+    strategies ``SG[d]`` and values ``V[d]`` (per action ``AV[d]`` at p's nodes). ``disc``:
+    the regret update's iteration, weight and lazy discount (see ``_finish_own_node``)."""
     d = 0
     NODE[0] = 0
     DP[0] = 0
@@ -247,7 +251,7 @@ def _walk(p, ntype, player, rnd, nact, child, spent, off, R, S, weight, mode, up
                 continue
             if q == p:
                 _finish_own_node(n, d, H, k, bkt[:, rnd[n]], off[n, 0], off[n, 1], RP[DP[d]], R,
-                                 S, weight, mode, update, V, AV, SG)
+                                 S, weight, mode, update, V, AV, SG, disc)
         if d == 0:
             return
         d -= 1
@@ -255,9 +259,15 @@ def _walk(p, ntype, player, rnd, nact, child, spent, off, R, S, weight, mode, up
 
 
 @njit(cache=True)
-def _finish_own_node(n, d, H, k, bk_r, base0, st, rp, R, S, weight, mode, update, V, AV, SG):
+def _finish_own_node(n, d, H, k, bk_r, base0, st, rp, R, S, weight, mode, update, V, AV, SG,
+                     disc):
     """At the traverser's node: its value, then (``update``) the regret and average sums of
-    each bucket over its hands; regret-matching+ floors once the bucket's sum is in."""
+    each bucket over its hands; regret-matching+ floors once the bucket's sum is in.
+
+    ``disc = (t, rw, stamp, ioff, lpos, lneg)``: the regret increments are weighted by ``rw``
+    (t for LCFR, else 1); under DCFR a bucket's sums first get the discounts of the iterations
+    since it was last updated (``_discount``), then ``stamp`` (per information set, at
+    ``ioff[n, 0] + bucket * ioff[n, 1]``) records iteration t."""
     for h in range(H):
         x = 0.0
         for a in range(k):
@@ -265,12 +275,18 @@ def _finish_own_node(n, d, H, k, bk_r, base0, st, rp, R, S, weight, mode, update
         V[d, h] = x
     if not update:
         return
+    t, rw, stamp, ioff, lpos, lneg = disc
     for h in range(H):
         base = base0 + bk_r[h] * st
+        if mode == CS_DCFR:
+            i = ioff[n, 0] + bk_r[h] * ioff[n, 1]
+            if stamp[i] != t:
+                _discount(R, base, k, stamp[i], t, lpos, lneg)
+                stamp[i] = t
         v = V[d, h]
         w = rp[h] * weight
         for a in range(k):
-            R[base + a] += AV[d, a, h] - v
+            R[base + a] += rw * (AV[d, a, h] - v)
             if w > 0.0:
                 S[base + a] += w * SG[d, a, h]
     if mode == CS_PLUS:
@@ -279,6 +295,34 @@ def _finish_own_node(n, d, H, k, bk_r, base0, st, rp, R, S, weight, mode, update
             for a in range(k):
                 if R[base + a] < 0.0:
                     R[base + a] = 0.0
+
+
+@njit(cache=True, inline="always")
+def _discount(R, base, k, s, t, lpos, lneg):
+    """DCFR's discounts of iterations s .. t-1 on the ``k`` regret sums at ``R[base:]``: a
+    positive sum times prod d+(u), a negative one times prod d-(u), from the prefix sums of
+    log d (``lpos[m]`` = sum of log d+(u) for u = 1..m). Regret matching reads the sums
+    between updates as they are: the pending factor is the same for every positive sum of a
+    bucket, so the strategy is the discounted one's."""
+    fp = np.exp(lpos[t - 1] - lpos[s - 1])
+    fn = np.exp(lneg[t - 1] - lneg[s - 1])
+    for a in range(k):
+        x = R[base + a]
+        R[base + a] = x * fp if x > 0.0 else x * fn
+
+
+@njit(cache=True, parallel=True)
+def dcfr_flush(R, stamp, ntype, rnd, nact, off, ioff, n_buckets, t, lpos, lneg):
+    """Apply every pending DCFR discount up to and including iteration ``t`` (the sums become
+    those after iteration t) and set every stamp to t + 1."""
+    for n in prange(len(ntype)):
+        if ntype[n] != DECISION:
+            continue
+        for b in range(n_buckets[rnd[n]]):
+            i = ioff[n, 0] + b * ioff[n, 1]
+            if stamp[i] != t + 1:
+                _discount(R, off[n, 0] + b * off[n, 1], nact[n], stamp[i], t + 1, lpos, lneg)
+                stamp[i] = t + 1
 
 
 @njit(cache=True)
@@ -303,12 +347,14 @@ def _buffers():
 
 @njit(cache=True, parallel=True)
 def pcs_chunk(ntype, player, rnd, nact, child, spent, off, bk, t0, t1, t2, t3, n_rounds,
-              R, S, t_start, n_iter, seed, threads, mode, avg_power):
+              R, S, t_start, n_iter, seed, threads, mode, avg_power, stamp, ioff, lpos, lneg):
     """``n_iter`` public-chance-sampling iterations: each samples a board and walks the
     betting tree once per traverser (alternating) with vectors over the board's hands.
     Iteration i (global t = ``t_start + i + 1``) weighs its average-strategy update by
-    ``t ** avg_power``. Threads take interleaved iterations, sharing R and S lock-free
-    (bit-reproducible with one thread)."""
+    ``t ** avg_power``; its regret increments by t under LCFR; under DCFR ``stamp`` (per
+    information set at ``ioff``, the iteration of its last update) and ``lpos``/``lneg``
+    (log-discount prefix sums to at least ``t_start + n_iter``) discount lazily. Threads take interleaved
+    iterations, sharing R and S lock-free (bit-reproducible with one thread)."""
     for th in prange(threads):
         tabs = (t0, t1, t2, t3)
         np.random.seed(seed + 7919 * th)
@@ -322,10 +368,13 @@ def pcs_chunk(ntype, player, rnd, nact, child, spent, off, bk, t0, t1, t2, t3, n
         for i in range(th, n_iter, threads):
             _sample_board(deck, board)
             H = board_hands(board, n_rounds, bk, tabs, ha, hb, bkt, val, gend, cards, out)
-            w = np.float64(t_start + i + 1) ** avg_power
+            t = t_start + i + 1
+            w = np.float64(t) ** avg_power
+            rw = np.float64(t) if mode == CS_LINEAR else 1.0
+            disc = (np.uint32(t), rw, stamp, ioff, lpos, lneg)
             for p in range(2):
                 _walk(p, ntype, player, rnd, nact, child, spent, off, R, S, w, mode, True, H, ha,
-                      hb, bkt, gend, RP, RO, V, AV, SG, card, probs, NODE, DP, DO, ACT)
+                      hb, bkt, gend, RP, RO, V, AV, SG, card, probs, NODE, DP, DO, ACT, disc)
 
 
 @njit(cache=True)
@@ -341,8 +390,9 @@ def pcs_root_values(ntype, player, rnd, nact, child, spent, off, bk, t0, t1, t2,
     card = np.zeros(52)
     probs = np.zeros(3)
     S = np.zeros(1, np.float32)
+    disc = (np.uint32(1), 1.0, np.zeros(1, np.uint32), off, np.zeros(1), np.zeros(1))
     _walk(p, ntype, player, rnd, nact, child, spent, off, R, S, 1.0, CS_PLUS, False, H, ha, hb,
-          bkt, gend, RP, RO, V, AV, SG, card, probs, NODE, DP, DO, ACT)
+          bkt, gend, RP, RO, V, AV, SG, card, probs, NODE, DP, DO, ACT, disc)
     for h in range(H):
         values[h] = V[0, h]
     return H

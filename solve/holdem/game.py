@@ -106,6 +106,21 @@ class BettingTree:
             base += int(width.sum()) * int(k[r])
         return off, base
 
+    def infoset_offsets(self, n_buckets) -> tuple[np.ndarray, int]:
+        """Layout of per-information-set arrays, like :meth:`offsets` with one entry per
+        (decision node, bucket): ``ioff[node, 0] + bucket * ioff[node, 1]``, and the length
+        (:meth:`information_sets`)."""
+        k = np.asarray(n_buckets, dtype=np.int64)
+        dec = self.ntype == DECISION
+        ioff = np.zeros((self.n_nodes, 2), dtype=np.int64)
+        base = 0
+        for r in range(self.rules.n_rounds):
+            nodes = np.flatnonzero(dec & (self.round == r))
+            ioff[nodes, 0] = base + np.arange(len(nodes))
+            ioff[nodes, 1] = len(nodes)
+            base += len(nodes) * int(k[r])
+        return ioff, base
+
     def information_sets(self, n_buckets) -> int:
         """Information sets of the abstract game with ``n_buckets`` per round: a decision
         node of round r and one of its K_r buckets (with perfect recall the bucket names its

@@ -8,22 +8,33 @@ its bucket per round. Showdowns cost O(hands) per terminal (hands sorted by stre
 removal by per-card sums), folds likewise by inclusion-exclusion over the two blocked cards;
 the regret and average updates of a bucket sum over its hands.
 
-Regret updates: plain regret matching (``regret="vanilla"``, the default) or regret-matching+
-(``"plus"``, Tammelin et al. 2015); average-strategy weights ``t ** p`` for ``averaging`` uniform (p=0),
-linear (1) or quadratic (2). Same arrays, layout and checkpoints as :class:`HoldemCFR`, so
-the tables, evaluators and ``--resume`` are shared.
+Regret updates: plain regret matching (``regret="vanilla"``, the default), regret-matching+
+(``"plus"``, Tammelin et al. 2015), linear CFR (``"linear"``: iteration t's regrets weighted by
+t, which is LCFR's discount of every sum by t / (t + 1) after iteration t; the Linear MCCFR of
+Pluribus) or discounted CFR (``"dcfr"``: positive sums times t^1.5 / (t^1.5 + 1), negative ones
+times 1/2 after iteration t; Brown & Sandholm, "Solving imperfect-information games via
+discounted regret minimization", AAAI 2019, whose gamma = 2 is ``averaging="quadratic"``).
+A sampled iteration updates only the buckets of its board's hands, so DCFR's discounts are
+applied lazily, to a bucket's sums when it is next updated (one uint32 stamp per information
+set) and to all of them at a checkpoint, which therefore holds the exact DCFR sums.
+Average-strategy weights ``t ** p`` for ``averaging`` uniform (p=0), linear (1) or quadratic
+(2). Same arrays, layout and checkpoints as :class:`HoldemCFR`, so the tables, evaluators
+and ``--resume`` are shared.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from solve.holdem import _vector_kernels as P
 from solve.holdem.buckets import HoldemBuckets
 from solve.holdem.cfr import HoldemCFR
 from solve.holdem.game import BettingTree
 
-REGRETS = {"plus": P.CS_PLUS, "vanilla": P.CS_VANILLA}
+REGRETS = {"plus": P.CS_PLUS, "vanilla": P.CS_VANILLA, "linear": P.CS_LINEAR, "dcfr": P.CS_DCFR}
+DCFR_ALPHA, DCFR_BETA = 1.5, 0.0  # the paper's recommended discounts
 AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
 #: the defaults, by measurement (BENCHMARKS.md, issue 17): plain regret matching reached a
 #: lower exact exploitability than regret-matching+ under public sampling in a small game, and
@@ -37,7 +48,7 @@ class HoldemPCS(HoldemCFR):
     Args:
         tree, buckets, seed, threads: as :class:`HoldemCFR` (threads take different boards
             and share the arrays lock-free; reproducible only with one).
-        regret: ``vanilla`` (default) or ``plus``.
+        regret: ``vanilla`` (default), ``plus``, ``linear`` or ``dcfr``.
         averaging: ``linear`` (default), ``quadratic`` or ``uniform``.
     """
 
@@ -53,15 +64,47 @@ class HoldemPCS(HoldemCFR):
             raise ValueError(f"averaging must be one of {sorted(AVERAGING)}, got {averaging!r}")
         super().__init__(tree, buckets, seed=seed, threads=threads)
         self.regret, self.averaging = regret, averaging
+        if regret == "dcfr":
+            self._ioff, n_info = tree.infoset_offsets(buckets.n_buckets)
+            self._stamp = np.ones(n_info, dtype=np.uint32)  # discounts before iteration 1: none
+        else:
+            self._ioff, self._stamp = self.offset_, np.zeros(1, dtype=np.uint32)
+        self._lpos = self._lneg = np.zeros(1)
+
+    def _log_discounts(self, t_end: int) -> tuple[np.ndarray, np.ndarray]:
+        """Prefix sums of log d+(u) and log d-(u), u = 1 .. at least ``t_end`` (DCFR)."""
+        if self.regret == "dcfr" and len(self._lpos) <= t_end:
+            u = np.arange(1, 2 * t_end + 2, dtype=np.float64)
+            self._lpos, self._lneg = (
+                np.concatenate(([0.0], np.cumsum(np.log(u ** e / (u ** e + 1.0)))))
+                for e in (DCFR_ALPHA, DCFR_BETA))
+        return self._lpos, self._lneg
 
     def iterate(self, n: int) -> None:
         t = self.tree
         chunk_seed = (self.seed * 1_000_003 + self.iteration_) % (2 ** 31 - 1)
+        lpos, lneg = self._log_discounts(self.iteration_ + int(n))
         P.pcs_chunk(t.ntype, t.player, t.round, t.nact, t.child, t.spent, self.offset_,
                     self.buckets.lookup, *self._tabs, t.rules.n_rounds,
                     self.regrets_, self.average_, self.iteration_, int(n), chunk_seed,
-                    self.threads, REGRETS[self.regret], AVERAGING[self.averaging])
+                    self.threads, REGRETS[self.regret], AVERAGING[self.averaging],
+                    self._stamp, self._ioff, lpos, lneg)
         self.iteration_ += int(n)
+
+    def flush(self) -> None:
+        """DCFR: apply every pending discount, so ``regrets_`` holds the exact DCFR sums after
+        the last iteration (done before every checkpoint; a no-op for the other updates)."""
+        if self.regret != "dcfr":
+            return
+        t = self.tree
+        lpos, lneg = self._log_discounts(self.iteration_ + 1)
+        P.dcfr_flush(self.regrets_, self._stamp, t.ntype, t.round, t.nact, self.offset_,
+                     self._ioff, np.asarray(self.buckets.n_buckets, dtype=np.int64),
+                     np.uint32(self.iteration_), lpos, lneg)
+
+    def save(self, directory: Path, extra: dict | None = None) -> None:
+        self.flush()
+        super().save(directory, extra)
 
     def settings(self) -> dict:
         return {"sampler": self.sampler, "regret": self.regret, "averaging": self.averaging}
@@ -72,4 +115,6 @@ class HoldemPCS(HoldemCFR):
             if state.get(key, "chance" if key == "sampler" else None) != mine:
                 raise ValueError(f"checkpoint was solved with {key} {state.get(key)!r}, not "
                                  f"{mine!r}")
+        if self.regret == "dcfr":  # saved flushed: every discount up to its iteration applied
+            self._stamp[:] = self.iteration_ + 1
         return state
