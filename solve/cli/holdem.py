@@ -54,9 +54,9 @@ def add_arguments(p) -> None:
                         f"sampling, Johanson et al. 2012); default {DEFAULT_SAMPLER}, or the "
                         "checkpoint's with --resume")
     g.add_argument("--regret", choices=list(REGRETS), default=None,
-                   help="holdem, --sampler public: plain regret matching ('vanilla', default), "
-                        "regret-matching+ ('plus'), linear CFR ('linear': iteration t's regrets "
-                        "weighted by t) or discounted CFR ('dcfr': alpha 1.5, beta 0; with "
+                   help="holdem, --sampler public: linear CFR ('linear', default: iteration "
+                        "t's regrets weighted by t), plain regret matching ('vanilla'), "
+                        "regret-matching+ ('plus') or discounted CFR ('dcfr': alpha 1.5, beta 0; with "
                         "--averaging quadratic, the paper's gamma 2)")
     g.add_argument("--averaging", choices=list(AVERAGING), default=None,
                    help="holdem, --sampler public: average-strategy weight per iteration t: "

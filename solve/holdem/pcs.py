@@ -8,8 +8,8 @@ its bucket per round. Showdowns cost O(hands) per terminal (hands sorted by stre
 removal by per-card sums), folds likewise by inclusion-exclusion over the two blocked cards;
 the regret and average updates of a bucket sum over its hands.
 
-Regret updates: plain regret matching (``regret="vanilla"``, the default), regret-matching+
-(``"plus"``, Tammelin et al. 2015), linear CFR (``"linear"``: iteration t's regrets weighted by
+Regret updates: plain regret matching (``regret="vanilla"``), regret-matching+ (``"plus"``,
+Tammelin et al. 2015), linear CFR (``"linear"``, the default: iteration t's regrets weighted by
 t, which is LCFR's discount of every sum by t / (t + 1) after iteration t; the Linear MCCFR of
 Pluribus) or discounted CFR (``"dcfr"``: positive sums times t^1.5 / (t^1.5 + 1), negative ones
 times 1/2 after iteration t; Brown & Sandholm, "Solving imperfect-information games via
@@ -36,10 +36,12 @@ from solve.holdem.game import BettingTree
 REGRETS = {"plus": P.CS_PLUS, "vanilla": P.CS_VANILLA, "linear": P.CS_LINEAR, "dcfr": P.CS_DCFR}
 DCFR_ALPHA, DCFR_BETA = 1.5, 0.0  # the paper's recommended discounts
 AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
-#: the defaults, by measurement (BENCHMARKS.md, issue 17): plain regret matching reached a
-#: lower exact exploitability than regret-matching+ under public sampling in a small game, and
-#: a lower LBR bound at full size
-PCS_REGRET, PCS_AVERAGING = "vanilla", "linear"
+#: the defaults, by measurement (BENCHMARKS.md, issue 17): linear CFR was at or near the lowest
+#: exact exploitability in small games with few and with many buckets (plain regret matching
+#: and regret-matching+ each lost in one of them), and on pa 20/800/4800/28800 after one CPU
+#: hour its LBR bound was 140 +- 15 mbb/g against plain regret matching's 182 +- 15 (which
+#: won their head-to-head by 4.7 +- 1.4 mbb/g)
+PCS_REGRET, PCS_AVERAGING = "linear", "linear"
 
 
 class HoldemPCS(HoldemCFR):
@@ -48,7 +50,7 @@ class HoldemPCS(HoldemCFR):
     Args:
         tree, buckets, seed, threads: as :class:`HoldemCFR` (threads take different boards
             and share the arrays lock-free; reproducible only with one).
-        regret: ``vanilla`` (default), ``plus``, ``linear`` or ``dcfr``.
+        regret: ``linear`` (default), ``vanilla``, ``plus`` or ``dcfr``.
         averaging: ``linear`` (default), ``quadratic`` or ``uniform``.
     """
 

@@ -32,8 +32,8 @@ BASELINES = ("always-call", "always-raise")
 #: ``--sampler``: the solver class of each (one place to add one)
 SAMPLERS = {"chance": HoldemCFR, "public": HoldemPCS}
 #: measured in BENCHMARKS.md (issue 17): at equal solve time public chance sampling beats
-#: chance sampling head-to-head and on the LBR bound, and plain regret matching beats
-#: regret-matching+ under it
+#: chance sampling head-to-head and on the LBR bound (its regret update: see
+#: ``solve.holdem.pcs.PCS_REGRET``)
 DEFAULT_SAMPLER = "public"
 
 
