@@ -94,32 +94,27 @@ class BettingTree:
         of that round, so the nodes one deal visits (one bucket per player and round) sit in
         a few blocks of kilobytes instead of being scattered over gigabytes (memory latency,
         not arithmetic, bounds a pass)."""
+        return self._layout(n_buckets, self.nact)
+
+    def infoset_offsets(self, n_buckets) -> tuple[np.ndarray, int]:
+        """Layout of per-information-set arrays, like :meth:`offsets` with one entry per
+        (decision node, bucket): ``ioff[node, 0] + bucket * ioff[node, 1]``, and the length
+        (:meth:`information_sets`)."""
+        return self._layout(n_buckets, np.ones(self.n_nodes, dtype=np.int64))
+
+    def _layout(self, n_buckets, width) -> tuple[np.ndarray, int]:
+        """Bucket-major layout with ``width[node]`` entries per (decision node, bucket)."""
         k = np.asarray(n_buckets, dtype=np.int64)
         dec = self.ntype == DECISION
         off = np.zeros((self.n_nodes, 2), dtype=np.int64)
         base = 0
         for r in range(self.rules.n_rounds):
             nodes = np.flatnonzero(dec & (self.round == r))
-            width = self.nact[nodes]
-            off[nodes, 0] = base + np.concatenate(([0], np.cumsum(width)[:-1]))
-            off[nodes, 1] = width.sum()
-            base += int(width.sum()) * int(k[r])
+            w = width[nodes]
+            off[nodes, 0] = base + np.concatenate(([0], np.cumsum(w)[:-1]))
+            off[nodes, 1] = w.sum()
+            base += int(w.sum()) * int(k[r])
         return off, base
-
-    def infoset_offsets(self, n_buckets) -> tuple[np.ndarray, int]:
-        """Layout of per-information-set arrays, like :meth:`offsets` with one entry per
-        (decision node, bucket): ``ioff[node, 0] + bucket * ioff[node, 1]``, and the length
-        (:meth:`information_sets`)."""
-        k = np.asarray(n_buckets, dtype=np.int64)
-        dec = self.ntype == DECISION
-        ioff = np.zeros((self.n_nodes, 2), dtype=np.int64)
-        base = 0
-        for r in range(self.rules.n_rounds):
-            nodes = np.flatnonzero(dec & (self.round == r))
-            ioff[nodes, 0] = base + np.arange(len(nodes))
-            ioff[nodes, 1] = len(nodes)
-            base += len(nodes) * int(k[r])
-        return ioff, base
 
     def information_sets(self, n_buckets) -> int:
         """Information sets of the abstract game with ``n_buckets`` per round: a decision
