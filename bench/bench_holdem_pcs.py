@@ -45,7 +45,7 @@ def timed(f, *a, **k):
     return out, time.perf_counter() - t0, time.process_time() - c0
 
 
-def small(buckets: tuple[int, int] = (8, 64), scale: int = 1) -> int:
+def small(buckets: tuple[int, int] = (8, 64)) -> int:
     tree = build_tree(HoldemRules(n_rounds=2, max_bets=3))
     b = synthetic_buckets(buckets, n_rounds=2)
     deals = sample_deals(30_000, seed=6)
@@ -55,10 +55,10 @@ def small(buckets: tuple[int, int] = (8, 64), scale: int = 1) -> int:
         return 0.5 * sum(best_response(tree, pol, p, deals)[0] for p in (0, 1)) * 500
 
     makers = [("chance-sampled CFR+", lambda: HoldemCFR(tree, b, seed=2),
-               tuple(scale * n for n in (2000, 8000, 30000, 60000)))]
+               (2000, 8000, 30000, 60000))]
     makers += [(f"public, {r} / {a}", (lambda r=r, a=a: HoldemPCS(tree, b, seed=2, regret=r,
                                                                  averaging=a)),
-                tuple(scale * n for n in (10, 40, 150, 300)))
+                (10, 40, 150, 300))
                for r in REGRETS for a in AVERAGING]
     print("abstract exploitability (mbb/g) after [iterations, CPU s]\n")
     print("| solver | 1 | 2 | 3 | 4 |\n|---|---|---|---|---|")
@@ -88,11 +88,9 @@ def main() -> int:
     ap.add_argument("--small", action="store_true", help="the settings on a small game only")
     ap.add_argument("--small-buckets", default="8,64",
                     help="--small: preflop,flop buckets (default 8,64)")
-    ap.add_argument("--small-scale", type=int, default=1,
-                    help="--small: iterations of every step times this (default 1)")
     args = ap.parse_args()
     if args.small:
-        return small(tuple(int(x) for x in args.small_buckets.split(",")), args.small_scale)
+        return small(tuple(int(x) for x in args.small_buckets.split(",")))
     b = (load_buckets(args.abstraction, args.data_dir) if args.abstraction
          else synthetic_buckets((20, 800, 4800, 28800), name="synthetic"))
     tree = build_tree(HoldemRules())

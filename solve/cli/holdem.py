@@ -23,7 +23,7 @@ from pathlib import Path
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 from solve.holdem.evaluate import Policy, duplicate_match
-from solve.holdem.pcs import AVERAGING, REGRETS
+from solve.holdem.pcs import AVERAGING, DCFR_ALPHA, DCFR_BETA, REGRETS
 from solve.holdem.run import (CLOCKS, DEFAULT_SAMPLER, SAMPLERS, HoldemSolveOptions, lbr_estimate,
                               load_policy, solve_holdem)
 
@@ -56,8 +56,9 @@ def add_arguments(p) -> None:
     g.add_argument("--regret", choices=list(REGRETS), default=None,
                    help="holdem, --sampler public: linear CFR ('linear', default: iteration "
                         "t's regrets weighted by t), plain regret matching ('vanilla'), "
-                        "regret-matching+ ('plus') or discounted CFR ('dcfr': alpha 1.5, beta 0; with "
-                        "--averaging quadratic, the paper's gamma 2)")
+                        "regret-matching+ ('plus') or discounted CFR ('dcfr': "
+                        f"alpha {DCFR_ALPHA:g}, beta {DCFR_BETA:g}; with --averaging quadratic, "
+                        "the paper's gamma 2)")
     g.add_argument("--averaging", choices=list(AVERAGING), default=None,
                    help="holdem, --sampler public: average-strategy weight per iteration t: "
                         "1, t (linear, default) or t^2 (quadratic)")

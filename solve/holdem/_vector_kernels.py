@@ -353,8 +353,8 @@ def pcs_chunk(ntype, player, rnd, nact, child, spent, off, bk, t0, t1, t2, t3, n
     Iteration i (global t = ``t_start + i + 1``) weighs its average-strategy update by
     ``t ** avg_power``; its regret increments by t under LCFR; under DCFR ``stamp`` (per
     information set at ``ioff``, the iteration of its last update) and ``lpos``/``lneg``
-    (log-discount prefix sums to at least ``t_start + n_iter``) discount lazily. Threads take interleaved
-    iterations, sharing R and S lock-free (bit-reproducible with one thread)."""
+    (log-discount prefix sums to at least ``t_start + n_iter``) discount lazily. Threads take
+    interleaved iterations, sharing R and S lock-free (bit-reproducible with one thread)."""
     for th in prange(threads):
         tabs = (t0, t1, t2, t3)
         np.random.seed(seed + 7919 * th)
