@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from schema.catalog import session_scope  # noqa: E402
 from schema.catalog_abstraction import Abstraction  # noqa: E402
 from solve.holdem.evaluate import Policy, board_lbr, duplicate_match  # noqa: E402
-from solve.holdem.run import load_policy, run_record  # noqa: E402
+from solve.holdem.run import load_policy, run_record, stored_iterations  # noqa: E402
 
 
 def strategy(spec: str, ddir: Path, cache: dict):
@@ -36,7 +36,7 @@ def strategy(spec: str, ddir: Path, cache: dict):
     pol, tree = load_policy(spec, ddir, cache)
     name, _, at = spec.partition("@")
     meta = run_record(ddir, name)
-    iters = int(at) if at else meta["iterations"]
+    iters = int(at) if at else stored_iterations(ddir, name)
     entry = next((e for e in meta.get("log", []) if e["iterations"] == iters), {})
     return (pol, tree, meta["abstraction"], iters, entry.get("solve_seconds", float("nan")),
             entry.get("clock", meta.get("clock", "wall")))

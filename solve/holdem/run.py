@@ -294,11 +294,24 @@ def _store(ddir, name, out_dir, tree, buckets, solver, log, solve_seconds, wall,
 
 
 def run_record(ddir: Path, name: str) -> dict:
-    """What a Hold'em run recorded: its ``run.json`` once finished, else (a run still going or
-    stopped) its checkpoint's ``state.json``. Raises OSError or ValueError when neither reads."""
+    """What a Hold'em run recorded, the furthest record first: its checkpoint's ``state.json``
+    when that is further on than its ``run.json`` (a run still going, or resumed past where it
+    first finished), else its ``run.json``. Raises OSError or ValueError when neither reads."""
     d = ddir / "strategies" / name
-    f = d / "run.json" if (d / "run.json").exists() else d / "checkpoint" / "state.json"
-    return json.loads(f.read_text())
+    records = []
+    for f in (d / "run.json", d / "checkpoint" / "state.json"):
+        if f.exists():
+            rec = json.loads(f.read_text())
+            records.append((rec.get("iterations", rec.get("iteration", 0)), len(records), rec))
+    if not records:
+        raise OSError(f"neither {d / 'run.json'} nor {d / 'checkpoint' / 'state.json'} exists")
+    return max(records, key=lambda r: (r[0], -r[1]))[2]
+
+
+def stored_iterations(ddir: Path, name: str) -> int | None:
+    """Iterations of the strategy a finished run stored (its ``run.json``), None if none."""
+    f = ddir / "strategies" / name / "run.json"
+    return json.loads(f.read_text())["iterations"] if f.exists() else None
 
 
 def load_policy(spec: str, ddir: Path, tree_cache: dict):
@@ -317,9 +330,9 @@ def load_policy(spec: str, ddir: Path, tree_cache: dict):
         meta = run_record(ddir, name)
         key = meta.get("spec", meta["abstraction"])
         max_bets = meta.get("max_bets", meta.get("rules", {}).get("max_bets", 4))
-        final = not at or int(it) == meta.get("iterations")  # run.json's, not a checkpoint's
-        weights = np.load(d / "average.npy" if final
-                          else d / "checkpoint" / f"average-{int(it)}.npy", mmap_mode="r")
+        kept = d / "checkpoint" / f"average-{int(it)}.npy" if at else None
+        final = not at or (not kept.exists() and int(it) == stored_iterations(ddir, name))
+        weights = np.load(d / "average.npy" if final else kept, mmap_mode="r")
     except (OSError, ValueError, KeyError) as exc:
         raise UserError(f"no holdem strategy {spec!r} in {ddir / 'strategies'} ({exc})") from None
     if key not in tree_cache:
