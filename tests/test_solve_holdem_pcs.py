@@ -373,11 +373,13 @@ def test_cli_cpu_clock_counts_the_solve_in_cpu_seconds(tmp_path, capsys):
 
 def test_a_strategy_is_loaded_at_any_kept_checkpoint(tmp_path, capsys):
     """``NAME@ITERATIONS``: the average strategy a checkpoint kept (``--keep-averages``), also
-    while the run is still going (no run.json yet); bad specs are one-line errors."""
+    while the run is still going (no run.json yet) or resumed past its stored strategy; bad
+    specs are one-line errors."""
+    import shutil
     from pathlib import Path
 
     from schema.errors import UserError
-    from solve.holdem.run import load_policy
+    from solve.holdem.run import load_policy, run_record, stored_iterations
     args = ["--data-dir", str(tmp_path), "solve", "--game", "holdem", "--abstraction",
             "synthetic:3,6", "--max-bets", "2", "--lbr-deals", "0", "--h2h-deals", "50",
             "--name", "k", "--keep-averages", "--checkpoint-minutes", "0.002", "--iterations",
@@ -393,38 +395,27 @@ def test_a_strategy_is_loaded_at_any_kept_checkpoint(tmp_path, capsys):
     pol, _ = load_policy(f"k@{kept[0]}", Path(tmp_path), cache)
     np.testing.assert_array_equal(pol.weights, np.load(d / "checkpoint" /
                                                        f"average-{kept[0]}.npy"))
+    # resumed for more iterations and stopped before finishing again: the record is the
+    # checkpoint's (the longer log), NAME stays the stored strategy, NAME@IT reads the
+    # averages kept on both sides of it
+    shutil.copy(d / "run.json", tmp_path / "run.json")
+    shutil.copy(d / "average.npy", tmp_path / "average.npy")
+    assert cli.main(args[:-1] + ["600", "--resume"]) == 0
+    shutil.copy(tmp_path / "run.json", d / "run.json")
+    shutil.copy(tmp_path / "average.npy", d / "average.npy")
+    rec = run_record(Path(tmp_path), "k")
+    assert rec["iteration"] == 600 and rec["log"][-1]["iterations"] > 400
+    assert stored_iterations(Path(tmp_path), "k") == 400
+    np.testing.assert_array_equal(load_policy("k", Path(tmp_path), {})[0].weights, final.weights)
+    np.testing.assert_array_equal(load_policy("k@400", Path(tmp_path), {})[0].weights,
+                                  final.weights)
+    later = max(int(f.stem.split("-")[1]) for f in (d / "checkpoint").glob("average-*.npy"))
+    assert later > 400
+    np.testing.assert_array_equal(load_policy(f"k@{later}", Path(tmp_path), {})[0].weights,
+                                  np.load(d / "checkpoint" / f"average-{later}.npy"))
     (d / "run.json").unlink()  # as if the run were still going
     assert load_policy(f"k@{kept[0]}", Path(tmp_path), {})[0].weights.shape == pol.weights.shape
     for bad in ("k@7777", "k@x", "nobody@3"):
         with pytest.raises(UserError, match="no holdem strategy"):
             load_policy(bad, Path(tmp_path), {})
 
-
-def test_a_run_resumed_past_its_stored_strategy_is_read_from_its_checkpoint(tmp_path):
-    """A finished run resumed for more iterations and stopped before finishing again: its
-    record is the checkpoint's (the longer log), ``NAME`` stays the stored strategy, and
-    ``NAME@ITERATIONS`` reads the averages kept on both sides of it."""
-    import shutil
-    from pathlib import Path
-
-    from solve.holdem.run import load_policy, run_record, stored_iterations
-    args = ["--data-dir", str(tmp_path), "solve", "--game", "holdem", "--abstraction",
-            "synthetic:3,6", "--max-bets", "2", "--lbr-deals", "0", "--h2h-deals", "50",
-            "--name", "k", "--keep-averages", "--checkpoint-minutes", "0.002"]
-    assert cli.main(args + ["--iterations", "300"]) == 0
-    d = Path(tmp_path) / "strategies" / "k"
-    shutil.copy(d / "run.json", tmp_path / "run.json")
-    shutil.copy(d / "average.npy", tmp_path / "average.npy")
-    assert cli.main(args + ["--iterations", "500", "--resume"]) == 0
-    shutil.copy(tmp_path / "run.json", d / "run.json")  # as if stopped before finishing again
-    shutil.copy(tmp_path / "average.npy", d / "average.npy")
-    rec = run_record(Path(tmp_path), "k")
-    assert rec["iteration"] == 500 and rec["log"][-1]["iterations"] > 300
-    assert stored_iterations(Path(tmp_path), "k") == 300
-    stored = np.load(tmp_path / "average.npy")
-    np.testing.assert_array_equal(load_policy("k", Path(tmp_path), {})[0].weights, stored)
-    np.testing.assert_array_equal(load_policy("k@300", Path(tmp_path), {})[0].weights, stored)
-    later = max(int(f.stem.split("-")[1]) for f in (d / "checkpoint").glob("average-*.npy"))
-    assert later > 300
-    np.testing.assert_array_equal(load_policy(f"k@{later}", Path(tmp_path), {})[0].weights,
-                                  np.load(d / "checkpoint" / f"average-{later}.npy"))
