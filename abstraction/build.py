@@ -126,9 +126,6 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
         if args.method not in KIND_OF_METHOD:
             raise UserError(f"--recall imperfect is built for --method "
                             f"{', '.join(KIND_OF_METHOD)}, not {args.method}")
-        if args.game == "holdem" and args.method not in ("eb", "ochs"):
-            raise UserError(f"--recall imperfect on holdem is built for --method eb and ochs, "
-                            f"not {args.method} (the river is given per turn bucket)")
         if args.public_board or args.intermediate is not None:
             raise UserError("--recall imperfect takes neither --public-board nor --intermediate")
     pa_like = issubclass(METHODS[args.method], PotentialAware)

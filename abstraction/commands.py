@@ -63,9 +63,10 @@ def register(subparsers) -> None:
     p.add_argument("--recall", choices=("perfect", "imperfect"), default="perfect",
                    help="perfect (default): each round's buckets nested in the previous "
                    "round's; imperfect: every round clustered on its own, the earlier buckets "
-                   "forgotten (eb = EHS, pa-emd = EMD over next-round buckets, ochs; holdem: eb, "
-                   "ochs). Solved by CFR on the public tree; the LP and the type form need perfect "
-                   "recall")
+                   "forgotten (eb = EHS, pa-emd = EMD over next-round buckets, ochs; holdem: "
+                   "the river by equity or OCHS, earlier rounds by EMD on next-round equity "
+                   "histograms). Solved by CFR on the public tree; the LP and the type form need "
+                   "perfect recall")
     p.add_argument("--public-board", action="store_true",
                    help="rhode-island: play the abstraction with the public cards visible, "
                         "i.e. buckets refined by the board when solving (always on for "

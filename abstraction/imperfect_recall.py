@@ -18,11 +18,18 @@ distance whose ground is the distance between those buckets' centres:
 - ``ehs``: every round by its expected hand strength (equity; k-means in one dimension).
 - ``emd``: the last round by its showdown-outcome distribution under EMD on the equity line,
   every earlier round by its histogram over the next round's buckets under EMD.
-- ``ochs``: the last round by the OCHS vector (L2), earlier rounds as ``emd``. Texas Hold'em:
-  the river's 123 million hands by their OCHS vectors (``abstraction.ochs_river``: k-means on
-  a sample, then every hand assigned exactly; the round's ``bucket`` is then by [2,5] index),
-  the earlier rounds by equity as ``ehs`` (a histogram of each of the turn's 55 million hands
-  over 9,000 river buckets, under EMD, is out of reach).
+- ``ochs``: the last round by the OCHS vector (L2), earlier rounds as ``emd``.
+
+Texas Hold'em (its river given per turn bucket, no river hand listed with a future): the river
+by equity (``ehs``, ``emd``; its 1,950 distinct equities) or by the OCHS vectors of its 123
+million hands (``ochs``: ``abstraction.ochs_river``, k-means on a sample, then every hand
+assigned exactly; the round's ``bucket`` is then by [2,5] index); for ``emd`` and ``ochs`` the
+preflop, flop and turn by their next-round equity histograms (the equity tables' ``hist_flop``
+and ``hist_turn``, equal bins; the preflop's the mixture of its flop hands') under EMD on the
+equity line, every hand of the round at once (``abstraction.line_kmeans``: 14 million turn
+histograms into 9,000 clusters), which is Johanson et al.'s imperfect-recall EMD and, with the
+OCHS river, their IR-KE-KO. A histogram of each turn hand over the river's own buckets would
+be a histogram over 1,950 equities with the same ground: the equity bins are its coarsening.
 
 Which solvers accept the result: counterfactual regret minimisation on the public tree (Rhode
 Island ``--engine tree``, the Texas Hold'em samplers) and every evaluation at real cards (exact
@@ -39,6 +46,7 @@ import numpy as np
 from abstraction.clustering import Points, kmeans, seed_for
 from abstraction.emd import EMDGround, EMDLine, Euclidean
 from abstraction.hands import GameHands
+from abstraction.line_kmeans import line_kmeans
 from abstraction.tree import RoundResult, round_result
 
 #: The kinds of imperfect-recall feature, by the method name that builds them.
@@ -143,6 +151,43 @@ def _river_by_vectors(river, k: int, seed: int):
     return res, err, distinct
 
 
+def _histogram_rows(hist) -> tuple[np.ndarray, np.ndarray]:
+    """(float32 distinct normalised histogram rows, each hand's row): a Texas Hold'em round's
+    rows are read by equity-table index (``abstraction.holdem._HistRows``: the turn's 55
+    million hands have 14 million histograms), else every hand is a row."""
+    if hasattr(hist, "eq_idx"):
+        uniq, inverse = np.unique(hist.eq_idx, return_inverse=True)
+        x = hist.counts[uniq].astype(np.float32)
+        x /= np.maximum(x.sum(axis=1, keepdims=True), 1)
+        return x, inverse.ravel()
+    x = np.asarray(hist, dtype=np.float32)
+    return x, np.arange(len(x))
+
+
+def _by_equity_histograms(h, k: int, seed: int, n_init: int):
+    """A round clustered on its own by its next-round equity histogram under EMD on the
+    equity line (bins at their centres): ``line_kmeans`` when the round is large (the mean
+    bound makes its assignment exact and fast), else k-means++ restarts under EMD. Returns
+    (RoundResult, error, distinct rows)."""
+    x, inverse = _histogram_rows(h.histogram)
+    bins = x.shape[1]
+    line = EMDLine((np.arange(bins) + 0.5) / bins)
+    w = np.bincount(inverse, weights=h.weight, minlength=len(x))
+    w = w / w.sum()
+    if len(x) * k <= EXACT_1D_CELLS:
+        pts = Points.from_hands(x.astype(np.float64), w, metric=line)
+        labels, cents, err = kmeans(pts, k, seed, n_init)
+        labels, distinct = labels[pts.inverse], len(pts)
+    else:
+        np.cumsum(x, axis=1, out=x)  # cumulative rows, in place
+        labels, ccdf, err = line_kmeans(x, w, line.gaps, k)
+        cents, distinct = line.from_cdf(ccdf), len(x)
+    labels, cents = _ordered(labels[inverse], cents, h.weight, h.equity)
+    res = round_result(labels.astype(np.int32), np.full(len(cents), -1, np.int64), list(cents),
+                       h.weight, h.equity, {})
+    return res, err, distinct
+
+
 def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
                     random_state: int = 0, n_init: int = 4) -> list[RoundResult]:
     """Per round, the imperfect-recall clustering of all its hands (module docstring).
@@ -159,9 +204,9 @@ def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
         raise ValueError(f"imperfect recall is built for ehs, emd and ochs, not {kind!r}")
     n_rounds = len(hands.sizes)
     has_leaf = len(hands.rounds) < n_rounds
-    if has_leaf and not (kind == "ehs" or kind == "ochs" and hasattr(last_feature, "cluster")):
-        raise ValueError(f"imperfect-recall {kind} needs every last-round hand listed "
-                         f"({hands.game}'s river is given per turn bucket): use ehs")
+    if has_leaf and kind == "ochs" and not hasattr(last_feature, "cluster"):
+        raise ValueError(f"imperfect-recall ochs on {hands.game} needs the river's OCHS table "
+                         f"(its river is given per turn bucket)")
     out: list[RoundResult | None] = [None] * n_rounds
     metric_of = [None] * n_rounds
     for r in reversed(range(n_rounds)):
@@ -186,6 +231,11 @@ def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
                               np.bincount(labels, weights=pts.w * eq, minlength=kk) / w,
                               np.stack([lo, hi], axis=1))
             distinct = len(pts)
+        elif has_leaf and kind != "ehs" and hands.rounds[r].histogram is not None:
+            # Texas Hold'em flop and turn (and preflop): next-round equity histograms, EMD on
+            # the equity line, every hand of the round at once (line_kmeans)
+            h = hands.rounds[r]
+            res, err, distinct = _by_equity_histograms(h, k, seed, n_init)
         else:
             h = hands.rounds[r]
             if kind == "ehs" or has_leaf:
@@ -204,7 +254,12 @@ def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
             metric_of[r] = metric
             distinct = len(pts)
         sizes = res.hands
-        feature = "ehs" if has_leaf and r < len(hands.rounds) else kind
+        if has_leaf:  # Texas Hold'em: a river without a future is clustered by equity
+            feature = (kind if r == len(hands.rounds) and kind == "ochs" else
+                       "emd" if r < len(hands.rounds) and kind != "ehs"
+                       and hands.rounds[r].histogram is not None else "ehs")
+        else:
+            feature = kind
         res.report = {"round": r, "requested": k, "built": res.n_buckets, "recall": "imperfect",
                       "feature": feature, "error": float(err), "distinct_hand_values": distinct,
                       "sizes": {"min": int(sizes.min()), "median": float(np.median(sizes)),

@@ -370,7 +370,7 @@ class PotentialAwareEMD(PotentialAware):
 
     def _last_feature(self, hands):
         if len(hands.rounds) < len(hands.sizes):
-            return None  # a LeafRound river: build_imperfect refuses emd there
+            return None  # a LeafRound river (Texas Hold'em): clustered by equity
         return hands.rounds[-1].outcome, EMDLine(OUTCOME_POSITIONS)
 
 
@@ -388,7 +388,9 @@ class OpponentClusterHandStrength(PotentialAware):
     Johanson et al.'s own combination. Not EMD over the river's OCHS clusters as on Rhode
     Island: each of the turn's 55 million hands would need a histogram over the river clusters
     of its parent, each parent its own ground, and the flop likewise over those. Imperfect
-    recall clusters all river hands on their own and the earlier rounds by equity (as ``eb``)."""
+    recall clusters all river hands on their own and every flop and turn hand at once by its
+    next-round equity histogram under EMD (``abstraction.line_kmeans``), Johanson et al.'s
+    IR-KE-KO."""
 
     method = "ochs"
     games = ("holdem", "rhode-island")

@@ -16,6 +16,7 @@ import pytest
 import cli
 from abstraction import ochs, ochs_river, store
 from abstraction.clustering import Points
+from abstraction.emd import EMDLine
 from abstraction.hands import GameHands, HandRound, LeafRound
 from abstraction.holdem import round_index_arrays
 from abstraction.methods import OpponentClusterHandStrength
@@ -313,9 +314,14 @@ def test_holdem_ochs_imperfect_recall_clusters_all_river_hands(monkeypatch):
     for b in (0, 7):
         assert res.mean_equity[b] == pytest.approx(w[res.bucket == b] @ eq[res.bucket == b]
                                                    / w[res.bucket == b].sum())
-    assert [rep["feature"] for rep in model.report_] == ["ehs", "ehs", "ehs", "ochs"]
-    for r in range(3):  # the earlier rounds as imperfect eb: every round's own bucketing
-        assert (model.rounds_[r].parent == -1).all()
+    # the earlier rounds by EMD on their next-round histograms (IR-KE-KO), each on its own
+    assert [rep["feature"] for rep in model.report_] == ["emd", "emd", "emd", "ochs"]
+    line = EMDLine((np.arange(6) + 0.5) / 6)
+    for r in range(3):
+        res = model.rounds_[r]
+        assert (res.parent == -1).all()
+        d = line.pairwise(game.rounds[r].histogram, np.asarray(res.centroids))
+        np.testing.assert_allclose(d[np.arange(len(d)), res.bucket], d.min(axis=1), atol=1e-9)
 
 
 @pytest.mark.parametrize("clusters, message", [

@@ -1,0 +1,48 @@
+"""Numba kernel of k-means under EMD on a line with many centres (``abstraction/line_kmeans.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+#: Slack on the mean bound: stop scanning once the gap in means exceeds the best distance by
+#: more than float rounding could explain (the bound itself is exact arithmetic).
+SLACK = 1e-9
+
+
+@njit(parallel=True, cache=True)
+def assign_by_means(cx, mu, cc, cmu_sorted, corder, gaps, labels, dist):
+    """Nearest centre of every cumulative row under ``sum_b |cx[i,b] - cc[j,b]| gaps[b]``,
+    scanning the centres outward from the row's mean ``mu[i]`` in the order of their means
+    (``cmu_sorted``, the centres ``corder``) and stopping once the gap in means exceeds the
+    best distance: the gap never exceeds the distance, so nothing nearer is skipped. Ties go
+    to the lower centre index, as a full scan's argmin. Writes ``labels`` and ``dist``."""
+    n, d = cx.shape
+    k = cc.shape[0]
+    for i in prange(n):
+        m = mu[i]
+        hi = np.searchsorted(cmu_sorted, m)
+        lo = hi - 1
+        best = np.inf
+        arg = -1
+        while lo >= 0 or hi < k:
+            if hi >= k or (lo >= 0 and m - cmu_sorted[lo] <= cmu_sorted[hi] - m):
+                gap = m - cmu_sorted[lo]
+                j = corder[lo]
+                lo -= 1
+            else:
+                gap = cmu_sorted[hi] - m
+                j = corder[hi]
+                hi += 1
+            if gap > best + SLACK:  # the gaps only grow from here
+                break
+            s = 0.0
+            for b in range(d - 1):
+                s += abs(np.float64(cx[i, b]) - cc[j, b]) * gaps[b]
+                if s > best:
+                    break
+            if s < best or (s == best and j < arg):
+                best = s
+                arg = j
+        labels[i] = arg
+        dist[i] = best
