@@ -55,6 +55,8 @@ KIND_OF_METHOD = {"eb": "ehs", "pa-emd": "emd", "ochs": "ochs"}
 #: One-dimensional problems above this many (distinct points x clusters) use Lloyd's algorithm
 #: from weighted quantiles instead of the exact dynamic programme (whose tables are that big).
 EXACT_1D_CELLS = 20_000_000
+#: Lloyd steps of a large round clustered by ``line_kmeans`` (each a pass over all its hands).
+LINE_MAX_ITER = 30
 
 
 def lloyd_1d(points: Points, k: int, max_iter: int = 300) -> tuple[np.ndarray, np.ndarray, float]:
@@ -168,24 +170,25 @@ def _by_equity_histograms(h, k: int, seed: int, n_init: int):
     """A round clustered on its own by its next-round equity histogram under EMD on the
     equity line (bins at their centres): ``line_kmeans`` when the round is large (the mean
     bound makes its assignment exact and fast), else k-means++ restarts under EMD. Returns
-    (RoundResult, error, distinct rows)."""
+    (RoundResult, error, distinct rows, ``line_kmeans``'s Lloyd steps or None)."""
     x, inverse = _histogram_rows(h.histogram)
     bins = x.shape[1]
     line = EMDLine((np.arange(bins) + 0.5) / bins)
     w = np.bincount(inverse, weights=h.weight, minlength=len(x))
     w = w / w.sum()
+    steps = None
     if len(x) * k <= EXACT_1D_CELLS:
         pts = Points.from_hands(x.astype(np.float64), w, metric=line)
         labels, cents, err = kmeans(pts, k, seed, n_init)
         labels, distinct = labels[pts.inverse], len(pts)
     else:
         np.cumsum(x, axis=1, out=x)  # cumulative rows, in place
-        labels, ccdf, err = line_kmeans(x, w, line.gaps, k)
+        labels, ccdf, err, steps = line_kmeans(x, w, line.gaps, k, max_iter=LINE_MAX_ITER)
         cents, distinct = line.from_cdf(ccdf), len(x)
     labels, cents = _ordered(labels[inverse], cents, h.weight, h.equity)
     res = round_result(labels.astype(np.int32), np.full(len(cents), -1, np.int64), list(cents),
                        h.weight, h.equity, {})
-    return res, err, distinct
+    return res, err, distinct, steps
 
 
 def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
@@ -211,6 +214,7 @@ def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
     metric_of = [None] * n_rounds
     for r in reversed(range(n_rounds)):
         t0 = time.perf_counter()
+        steps = None
         k = int(buckets[r])
         seed = seed_for(random_state, r, k)
         if r == len(hands.rounds) and kind == "ochs":  # Hold'em river by OCHS vectors
@@ -235,7 +239,7 @@ def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
             # Texas Hold'em flop and turn (and preflop): next-round equity histograms, EMD on
             # the equity line, every hand of the round at once (line_kmeans)
             h = hands.rounds[r]
-            res, err, distinct = _by_equity_histograms(h, k, seed, n_init)
+            res, err, distinct, steps = _by_equity_histograms(h, k, seed, n_init)
         else:
             h = hands.rounds[r]
             if kind == "ehs" or has_leaf:
@@ -265,6 +269,8 @@ def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
                       "sizes": {"min": int(sizes.min()), "median": float(np.median(sizes)),
                                 "mean": float(sizes.mean()), "max": int(sizes.max())},
                       "seconds": round(time.perf_counter() - t0, 3)}
+        if steps is not None:
+            res.report["lloyd_steps"] = steps
         if res.n_buckets < k:
             res.report["reason"] = (f"only {res.n_buckets} buckets possible: the round's hands "
                                     f"have {distinct} distinct feature values"

@@ -45,7 +45,8 @@ def test_line_kmeans_returns_k_nonempty_clusters_each_point_at_its_nearest():
     x = line.cdf(histograms(rng, 5000, 20))
     w = rng.random(5000)
     w /= w.sum()
-    labels, cents, err = line_kmeans(x, w, line.gaps, 64)
+    labels, cents, err, steps = line_kmeans(x, w, line.gaps, 64)
+    assert 1 <= steps <= 100
     assert cents.shape == (64, 20) and set(np.unique(labels)) == set(range(64))
     full = emd_line_pairwise(x, cents, line.gaps)
     np.testing.assert_allclose(full[np.arange(5000), labels], full.min(axis=1), atol=1e-12)
@@ -85,6 +86,7 @@ def test_holdem_imperfect_emd_rounds_put_every_hand_in_its_emd_nearest_bucket(mo
     game = standin()
     model = PotentialAwareEMD((10, 40, 60, 20), n_init=2, recall="imperfect").fit(game)
     assert model.buckets_ == (10, 40, 60, 20)
+    assert [("lloyd_steps" in rep) for rep in model.report_] == [large] * 3 + [False]
     assert [rep["feature"] for rep in model.report_] == ["emd", "emd", "emd", "ehs"]
     bins = 8
     line = EMDLine((np.arange(bins) + 0.5) / bins)
