@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from abstraction._line_kmeans_kernels import assign_by_means
+from abstraction._line_kmeans_kernels import assign_by_means, cumulative_means
 from abstraction._lloyd_kernels import centroid_sums
 
 MAX_ITER = 100
@@ -36,8 +36,9 @@ RTOL = 1e-5
 
 def row_means(cx: np.ndarray, gaps: np.ndarray, top: float) -> np.ndarray:
     """Mean position of every distribution given by its cumulative row ``cx`` over a support
-    with ``gaps`` and largest point ``top``: top - sum_b g_b P_b."""
-    return top - np.asarray(cx, dtype=np.float64) @ np.asarray(gaps, dtype=np.float64)
+    with ``gaps`` and largest point ``top``: top - sum_b g_b P_b (float64 sums)."""
+    return top + cumulative_means(np.ascontiguousarray(cx),
+                                  np.ascontiguousarray(gaps, dtype=np.float64))
 
 
 def assign(cx: np.ndarray, cc: np.ndarray, gaps: np.ndarray,
