@@ -24,12 +24,13 @@ Texas Hold'em (its river given per turn bucket, no river hand listed with a futu
 by equity (``ehs``, ``emd``; its 1,950 distinct equities) or by the OCHS vectors of its 123
 million hands (``ochs``: ``abstraction.ochs_river``, k-means on a sample, then every hand
 assigned exactly; the round's ``bucket`` is then by [2,5] index); for ``emd`` and ``ochs`` the
-preflop, flop and turn by their next-round equity histograms (the equity tables' ``hist_flop``
-and ``hist_turn``, equal bins; the preflop's the mixture of its flop hands') under EMD on the
-equity line, every hand of the round at once (``abstraction.line_kmeans``: 14 million turn
-histograms into 9,000 clusters), which is Johanson et al.'s imperfect-recall EMD and, with the
-OCHS river, their IR-KE-KO. A histogram of each turn hand over the river's own buckets would
-be a histogram over 1,950 equities with the same ground: the equity bins are its coarsening.
+preflop, flop and turn by their river-equity histograms (the equity tables' ``hist_flop`` and
+``hist_turn``: river equity over all completions, 50 equal bins; the preflop's the mixture of
+its flop hands') under EMD on the equity line, every hand of the round at once
+(``abstraction.line_kmeans``: 14 million turn histograms into 9,000 clusters), which is
+Johanson et al.'s imperfect-recall EMD and, with the OCHS river, their IR-KE-KO. For the turn,
+a histogram over the river's own EHS buckets would be one over its 1,950 equities with the
+same ground: the equity bins are its coarsening.
 
 Which solvers accept the result: counterfactual regret minimisation on the public tree (Rhode
 Island ``--engine tree``, the Texas Hold'em samplers) and every evaluation at real cards (exact
@@ -167,7 +168,7 @@ def _histogram_rows(hist) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _by_equity_histograms(h, k: int, seed: int, n_init: int):
-    """A round clustered on its own by its next-round equity histogram under EMD on the
+    """A round clustered on its own by its river-equity histogram under EMD on the
     equity line (bins at their centres): ``line_kmeans`` when the round is large (the mean
     bound makes its assignment exact and fast), else k-means++ restarts under EMD. Returns
     (RoundResult, error, distinct rows, ``line_kmeans``'s Lloyd steps or None)."""
@@ -236,7 +237,7 @@ def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
                               np.stack([lo, hi], axis=1))
             distinct = len(pts)
         elif has_leaf and kind != "ehs" and hands.rounds[r].histogram is not None:
-            # Texas Hold'em flop and turn (and preflop): next-round equity histograms, EMD on
+            # Texas Hold'em flop and turn (and preflop): river-equity histograms, EMD on
             # the equity line, every hand of the round at once (line_kmeans)
             h = hands.rounds[r]
             res, err, distinct, steps = _by_equity_histograms(h, k, seed, n_init)

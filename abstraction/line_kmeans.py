@@ -1,6 +1,6 @@
 """k-means under the earth mover's distance on a line, for millions of points and thousands of
 clusters: the imperfect-recall flop and turn of Texas Hold'em, every hand of the round
-clustered at once by its next-round equity histogram (the "EMD" abstraction of Johanson,
+clustered at once by its river-equity histogram (the "EMD" abstraction of Johanson,
 Burch, Valenzano & Bowling, "Evaluating state-space abstractions in extensive-form games",
 AAMAS 2013).
 

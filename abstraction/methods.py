@@ -389,7 +389,7 @@ class OpponentClusterHandStrength(PotentialAware):
     Island: each of the turn's 55 million hands would need a histogram over the river clusters
     of its parent, each parent its own ground, and the flop likewise over those. Imperfect
     recall clusters all river hands on their own and every flop and turn hand at once by its
-    next-round equity histogram under EMD (``abstraction.line_kmeans``), Johanson et al.'s
+    river-equity histogram under EMD (``abstraction.line_kmeans``), Johanson et al.'s
     IR-KE-KO."""
 
     method = "ochs"
