@@ -44,6 +44,12 @@ class EMDLine:
             raise ValueError("positions must be a non-empty 1-D array")
         object.__setattr__(self, "positions", pos)
 
+    @classmethod
+    def equity_bins(cls, bins: int) -> "EMDLine":
+        """``bins`` equal bins of the equity line [0, 1] at their centres (the equity tables'
+        histograms)."""
+        return cls((np.arange(bins) + 0.5) / bins)
+
     @property
     def gaps(self) -> np.ndarray:
         """Distances between consecutive sorted support points (the last one 0)."""

@@ -151,7 +151,7 @@ class EMDPotentialFeature(PotentialFeature):
     @staticmethod
     def _equity_histograms(x: np.ndarray) -> Histograms:
         bins = x.shape[1]
-        return Histograms(np.asarray(x, dtype=np.float64), EMDLine((np.arange(bins) + 0.5) / bins))
+        return Histograms(np.asarray(x, dtype=np.float64), EMDLine.equity_bins(bins))
 
     def __call__(self, r: int, rows: np.ndarray, parent: int) -> Histograms:
         game = self.hands

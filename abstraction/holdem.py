@@ -94,7 +94,15 @@ class _HistRows:
         return len(self.eq_idx)
 
     def __getitem__(self, rows) -> np.ndarray:
-        mat = self.counts[self.eq_idx[rows]].astype(np.float32)
+        return self._normalised(self.eq_idx[rows])
+
+    def distinct(self) -> tuple[np.ndarray, np.ndarray]:
+        """(float32 normalised rows of the distinct equity-table rows, each hand's row)."""
+        uniq, inverse = np.unique(self.eq_idx, return_inverse=True)
+        return self._normalised(uniq), inverse.ravel()
+
+    def _normalised(self, eq_rows) -> np.ndarray:
+        mat = self.counts[eq_rows].astype(np.float32)
         mat /= np.maximum(mat.sum(axis=-1, keepdims=True), 1)
         return mat
 

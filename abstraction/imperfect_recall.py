@@ -156,13 +156,10 @@ def _river_by_vectors(river, k: int, seed: int):
 
 def _histogram_rows(hist) -> tuple[np.ndarray, np.ndarray]:
     """(float32 distinct normalised histogram rows, each hand's row): a Texas Hold'em round's
-    rows are read by equity-table index (``abstraction.holdem._HistRows``: the turn's 55
+    rows read by equity-table index (``abstraction.holdem._HistRows.distinct``: the turn's 55
     million hands have 14 million histograms), else every hand is a row."""
-    if hasattr(hist, "eq_idx"):
-        uniq, inverse = np.unique(hist.eq_idx, return_inverse=True)
-        x = hist.counts[uniq].astype(np.float32)
-        x /= np.maximum(x.sum(axis=1, keepdims=True), 1)
-        return x, inverse.ravel()
+    if hasattr(hist, "distinct"):
+        return hist.distinct()
     x = np.asarray(hist, dtype=np.float32)
     return x, np.arange(len(x))
 
@@ -173,8 +170,7 @@ def _by_equity_histograms(h, k: int, seed: int, n_init: int):
     bound makes its assignment exact and fast), else k-means++ restarts under EMD. Returns
     (RoundResult, error, distinct rows, ``line_kmeans``'s Lloyd steps or None)."""
     x, inverse = _histogram_rows(h.histogram)
-    bins = x.shape[1]
-    line = EMDLine((np.arange(bins) + 0.5) / bins)
+    line = EMDLine.equity_bins(x.shape[1])
     w = np.bincount(inverse, weights=h.weight, minlength=len(x))
     w = w / w.sum()
     steps = None
@@ -216,11 +212,13 @@ def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
     for r in reversed(range(n_rounds)):
         t0 = time.perf_counter()
         steps = None
+        feature = kind
         k = int(buckets[r])
         seed = seed_for(random_state, r, k)
         if r == len(hands.rounds) and kind == "ochs":  # Hold'em river by OCHS vectors
             res, err, distinct = _river_by_vectors(last_feature, k, seed)
         elif r == len(hands.rounds):  # Hold'em river: its distinct equities, as one parent
+            feature = "ehs"
             pts = hands.leaf.points(np.zeros(len(hands.rounds[-1].weight), np.int64))[0][0]
             labels, cents, err = _cluster(pts, k, seed, n_init)
             eq = pts.x[:, 0]
@@ -241,10 +239,11 @@ def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
             # the equity line, every hand of the round at once (line_kmeans)
             h = hands.rounds[r]
             res, err, distinct, steps = _by_equity_histograms(h, k, seed, n_init)
+            feature = "emd"
         else:
             h = hands.rounds[r]
             if kind == "ehs" or has_leaf:
-                x, metric = h.equity[:, None], None
+                x, metric, feature = h.equity[:, None], None, "ehs"
             elif r == n_rounds - 1:
                 x, metric = last_feature
             else:
@@ -259,12 +258,6 @@ def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
             metric_of[r] = metric
             distinct = len(pts)
         sizes = res.hands
-        if has_leaf:  # Texas Hold'em: a river without a future is clustered by equity
-            feature = (kind if r == len(hands.rounds) and kind == "ochs" else
-                       "emd" if r < len(hands.rounds) and kind != "ehs"
-                       and hands.rounds[r].histogram is not None else "ehs")
-        else:
-            feature = kind
         res.report = {"round": r, "requested": k, "built": res.n_buckets, "recall": "imperfect",
                       "feature": feature, "error": float(err), "distinct_hand_values": distinct,
                       "sizes": {"min": int(sizes.min()), "median": float(np.median(sizes)),

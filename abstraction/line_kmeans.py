@@ -34,21 +34,21 @@ MAX_ITER = 100
 RTOL = 1e-5
 
 
-def row_means(cx: np.ndarray, gaps: np.ndarray, top: float) -> np.ndarray:
+def row_means(cx: np.ndarray, gaps: np.ndarray) -> np.ndarray:
     """Mean position of every distribution given by its cumulative row ``cx`` over a support
-    with ``gaps`` and largest point ``top``: top - sum_b g_b P_b (float64 sums)."""
-    return top + cumulative_means(np.ascontiguousarray(cx),
-                                  np.ascontiguousarray(gaps, dtype=np.float64))
+    with ``gaps``, less the support's largest point: -sum_b g_b P_b (float64 sums)."""
+    return cumulative_means(np.ascontiguousarray(cx), np.ascontiguousarray(gaps, dtype=np.float64))
 
 
 def assign(cx: np.ndarray, cc: np.ndarray, gaps: np.ndarray,
-           top: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+           mu: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(nearest centre, its distance) of every cumulative row ``cx`` among the cumulative
-    centre rows ``cc``, exactly as a full scan (ties to the lower centre)."""
+    centre rows ``cc``, exactly as a full scan (ties to the lower centre); ``mu``: the rows'
+    ``row_means`` when already known."""
     gaps = np.ascontiguousarray(gaps, dtype=np.float64)
     cc = np.ascontiguousarray(cc, dtype=np.float64)
-    mu = row_means(cx, gaps, top)
-    cmu = row_means(cc, gaps, top)
+    mu = row_means(cx, gaps) if mu is None else mu
+    cmu = row_means(cc, gaps)
     order = np.argsort(cmu, kind="stable")
     labels = np.empty(len(cx), dtype=np.int64)
     dist = np.empty(len(cx))
@@ -80,9 +80,9 @@ def line_kmeans(cx: np.ndarray, w: np.ndarray, gaps: np.ndarray, k: int,
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
     k = min(int(k), n)
-    mu = row_means(cx, gaps, 0.0)
+    mu = row_means(cx, gaps)
     cc = cx[_quantile_seeds(mu, w, k)].astype(np.float64)
-    labels, dist = assign(cx, cc, gaps)
+    labels, dist = assign(cx, cc, gaps, mu)
     err = float(w @ dist)
     steps = 0
     for _ in range(max_iter):
@@ -95,7 +95,7 @@ def line_kmeans(cx: np.ndarray, w: np.ndarray, gaps: np.ndarray, k: int,
         if len(empty):  # re-seed at the farthest points
             far = np.argsort(-dist, kind="stable")[:len(empty)]
             new[empty[:len(far)]] = cx[far]
-        lab2, dist2 = assign(cx, new, gaps)
+        lab2, dist2 = assign(cx, new, gaps, mu)
         err2 = float(w @ dist2)
         if err2 >= err and not len(empty):
             break

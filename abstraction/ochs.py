@@ -81,11 +81,10 @@ def cluster_equity_histograms(hist: np.ndarray, weight: np.ndarray, clusters: in
     centres on the equity line) of its distribution of final equity (rows of ``hist``, each
     summing to 1; ``weight`` summing to 1); clusters numbered by increasing mean equity.
     Seeded by ``random_state``."""
-    bins = hist.shape[1]
-    line = (np.arange(bins) + 0.5) / bins
+    line = EMDLine.equity_bins(hist.shape[1])
     labels, centres, _ = kmeans(np.asarray(hist, np.float64), np.asarray(weight, np.float64),
-                                EMDLine(line), clusters, seed_for(random_state, 7_000), n_init)
-    mean = centres @ line
+                                line, clusters, seed_for(random_state, 7_000), n_init)
+    mean = centres @ line.positions
     relabel = np.empty(len(mean), dtype=np.int64)
     relabel[np.argsort(mean, kind="stable")] = np.arange(len(mean))
     return relabel[labels]

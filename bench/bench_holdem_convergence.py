@@ -66,8 +66,9 @@ def main() -> int:
     args = ap.parse_args()
     logs = {r: run_log(args.data_dir, r) for r in args.runs}
     for log in logs.values():
-        mixed = cpu_seconds(log) != [e["solve_seconds"] for e in log]
-        for e, c in zip(log, cpu_seconds(log)):
+        cpu = cpu_seconds(log)
+        mixed = cpu != [e["solve_seconds"] for e in log]
+        for e, c in zip(log, cpu):
             e["cpu_s"], e["cpu_est"] = c, mixed
     ref_name = args.reference or max(logs, key=lambda r: logs[r][-1]["solve_seconds"]
                                      if logs[r] else 0)

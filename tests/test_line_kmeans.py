@@ -35,7 +35,7 @@ def test_assignment_is_the_full_scan(dtype):
     np.testing.assert_allclose(dist, full.min(axis=1), rtol=0, atol=1e-12)
     assert (labels[:10] == np.arange(10, 20)).all()
     # the bound the scan stops on: means differ by at most the distance
-    mu, cmu = row_means(x, line.gaps, 0.0), row_means(c, line.gaps, 0.0)
+    mu, cmu = row_means(x, line.gaps), row_means(c, line.gaps)
     assert (np.abs(mu[:, None] - cmu[None, :]) <= full + 1e-12).all()
 
 
@@ -52,7 +52,7 @@ def test_line_kmeans_returns_k_nonempty_clusters_each_point_at_its_nearest():
     np.testing.assert_allclose(full[np.arange(5000), labels], full.min(axis=1), atol=1e-12)
     assert err == pytest.approx(float(w @ full.min(axis=1)), rel=1e-12)
     # Lloyd from the quantile seeds lowers the seeds' own error
-    seeds = x[_quantile_seeds(row_means(x, line.gaps, 0.0), w, 64)]
+    seeds = x[_quantile_seeds(row_means(x, line.gaps), w, 64)]
     assert err < float(w @ emd_line_pairwise(x, seeds, line.gaps).min(axis=1))
     again = line_kmeans(x.astype(np.float32), w, line.gaps, 64)
     assert again[0].shape == labels.shape  # float32 rows are accepted (memory at full size)

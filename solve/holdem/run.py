@@ -298,14 +298,15 @@ def run_record(ddir: Path, name: str) -> dict:
     when that is further on than its ``run.json`` (a run still going, or resumed past where it
     first finished), else its ``run.json``. Raises OSError or ValueError when neither reads."""
     d = ddir / "strategies" / name
-    records = []
-    for f in (d / "run.json", d / "checkpoint" / "state.json"):
-        if f.exists():
-            rec = json.loads(f.read_text())
-            records.append((rec.get("iterations", rec.get("iteration", 0)), len(records), rec))
-    if not records:
-        raise OSError(f"neither {d / 'run.json'} nor {d / 'checkpoint' / 'state.json'} exists")
-    return max(records, key=lambda r: (r[0], -r[1]))[2]
+    run_file, state_file = d / "run.json", d / "checkpoint" / "state.json"
+    if not run_file.exists():
+        return json.loads(state_file.read_text())
+    run = json.loads(run_file.read_text())
+    if state_file.exists():
+        state = json.loads(state_file.read_text())
+        if state["iteration"] > run["iterations"]:
+            return state
+    return run
 
 
 def stored_iterations(ddir: Path, name: str) -> int | None:
