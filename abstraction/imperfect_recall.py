@@ -164,7 +164,8 @@ def _histogram_rows(hist) -> tuple[np.ndarray, np.ndarray]:
     return x, np.arange(len(x))
 
 
-def _by_equity_histograms(h, k: int, seed: int, n_init: int):
+def _by_equity_histograms(h, k: int, seed: int, n_init: int, progress: bool = False,
+                          desc: str = "EMD k-means"):
     """A round clustered on its own by its river-equity histogram under EMD on the
     equity line (bins at their centres): ``line_kmeans`` when the round is large (the mean
     bound makes its assignment exact and fast), else k-means++ restarts under EMD. Returns
@@ -180,7 +181,8 @@ def _by_equity_histograms(h, k: int, seed: int, n_init: int):
         labels, distinct = labels[pts.inverse], len(pts)
     else:
         np.cumsum(x, axis=1, out=x)  # cumulative rows, in place
-        labels, ccdf, err, steps = line_kmeans(x, w, line.gaps, k, max_iter=LINE_MAX_ITER)
+        labels, ccdf, err, steps = line_kmeans(x, w, line.gaps, k, max_iter=LINE_MAX_ITER,
+                                                 progress=progress, desc=desc)
         cents, distinct = line.from_cdf(ccdf), len(x)
     labels, cents = _ordered(labels[inverse], cents, h.weight, h.equity)
     res = round_result(labels.astype(np.int32), np.full(len(cents), -1, np.int64), list(cents),
@@ -189,7 +191,8 @@ def _by_equity_histograms(h, k: int, seed: int, n_init: int):
 
 
 def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
-                    random_state: int = 0, n_init: int = 4) -> list[RoundResult]:
+                    random_state: int = 0, n_init: int = 4,
+                    progress: bool = False) -> list[RoundResult]:
     """Per round, the imperfect-recall clustering of all its hands (module docstring).
 
     Args:
@@ -199,6 +202,7 @@ def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
         last_feature: for ``emd``/``ochs``, ``(x (hands, d), metric or None)`` of every
             last-round hand; for ``ochs`` with a ``LeafRound``, the river
             (``abstraction.ochs_river.OCHSRiver``: ``cluster`` and ``bucket_stats``).
+        progress: a bar over the Lloyd steps of a round clustered by ``line_kmeans``.
     """
     if kind not in ("ehs", "emd", "ochs"):
         raise ValueError(f"imperfect recall is built for ehs, emd and ochs, not {kind!r}")
@@ -238,7 +242,8 @@ def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
             # Texas Hold'em flop and turn (and preflop): river-equity histograms, EMD on
             # the equity line, every hand of the round at once (line_kmeans)
             h = hands.rounds[r]
-            res, err, distinct, steps = _by_equity_histograms(h, k, seed, n_init)
+            res, err, distinct, steps = _by_equity_histograms(
+                h, k, seed, n_init, progress, f"round {r} EMD k-means ({k:,} buckets)")
             feature = "emd"
         else:
             h = hands.rounds[r]

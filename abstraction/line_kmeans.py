@@ -29,6 +29,7 @@ import numpy as np
 
 from abstraction._line_kmeans_kernels import assign_by_means, cumulative_means
 from abstraction._lloyd_kernels import centroid_sums
+from schema.progress import progress_bar
 
 MAX_ITER = 100
 RTOL = 1e-5
@@ -64,10 +65,11 @@ def _quantile_seeds(mu: np.ndarray, w: np.ndarray, k: int) -> np.ndarray:
 
 
 def line_kmeans(cx: np.ndarray, w: np.ndarray, gaps: np.ndarray, k: int,
-                max_iter: int = MAX_ITER,
-                rtol: float = RTOL) -> tuple[np.ndarray, np.ndarray, float, int]:
+                max_iter: int = MAX_ITER, rtol: float = RTOL, progress: bool = False,
+                desc: str = "EMD k-means") -> tuple[np.ndarray, np.ndarray, float, int]:
     """k-means under EMD on a line of the distributions with cumulative rows ``cx`` (n, d)
-    (float32 or float64; the last column 1) and weights ``w``, the support's ``gaps``.
+    (float32 or float64; the last column 1) and weights ``w``, the support's ``gaps``;
+    ``progress``: a bar (or log lines) over the Lloyd steps, with the error.
 
     Returns:
         (labels (n,), cumulative centre rows (k', d) float64, weighted sum of distances,
@@ -82,11 +84,14 @@ def line_kmeans(cx: np.ndarray, w: np.ndarray, gaps: np.ndarray, k: int,
     k = min(int(k), n)
     mu = row_means(cx, gaps)
     cc = cx[_quantile_seeds(mu, w, k)].astype(np.float64)
+    bar = progress_bar(total=max_iter, desc=desc, unit="step", disable=not progress)
     labels, dist = assign(cx, cc, gaps, mu)
     err = float(w @ dist)
+    bar.set_postfix(err=f"{err:.6g}")
     steps = 0
     for _ in range(max_iter):
         steps += 1
+        bar.update(1)
         sums, ws = centroid_sums(cx, w, labels, k)
         new = cc.copy()
         nz = ws > 0
@@ -101,7 +106,9 @@ def line_kmeans(cx: np.ndarray, w: np.ndarray, gaps: np.ndarray, k: int,
             break
         gain = err - err2
         cc, labels, dist, err = new, lab2, dist2, err2
+        bar.set_postfix(err=f"{err:.6g}")
         if 0 <= gain <= rtol * err and not len(empty):
             break
+    bar.close()
     used, labels = np.unique(labels, return_inverse=True)
     return labels.ravel(), cc[used], err, steps

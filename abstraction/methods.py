@@ -128,7 +128,7 @@ class _Abstraction:
             self.rounds_ = build_imperfect(hands, buckets, KIND_OF_METHOD[self.method],
                                            last_feature=self._last_feature(hands),
                                            random_state=int(self.random_state),
-                                           n_init=self.n_init)
+                                           n_init=self.n_init, progress=self.progress)
             self.buckets_ = tuple(r.n_buckets for r in self.rounds_)
             return self
         self.rounds_ = build_tree(hands, buckets, self._features(hands, buckets),

@@ -60,6 +60,21 @@ def test_line_kmeans_returns_k_nonempty_clusters_each_point_at_its_nearest():
         line_kmeans(x, w, line.gaps, 0)
 
 
+def test_line_kmeans_reports_its_steps_and_error(monkeypatch, capsys):
+    monkeypatch.setenv("POKER_PROGRESS", "log")
+    rng = np.random.default_rng(2)
+    line = EMDLine((np.arange(10) + 0.5) / 10)
+    x = line.cdf(histograms(rng, 800, 10))
+    w = np.full(800, 1 / 800)
+    quiet = line_kmeans(x, w, line.gaps, 16)
+    assert capsys.readouterr().err == ""
+    labels, _, err, steps = line_kmeans(x, w, line.gaps, 16, progress=True, desc="turn EMD")
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines[0].split(" ", 1)[1].startswith("turn EMD: 0/100 step")
+    assert f"{steps}/100 step" in lines[-1] and f"err={err:.6g}" in lines[-1]
+    np.testing.assert_array_equal(labels, quiet[0])  # the bar does not change the result
+
+
 def standin(seed=0, sizes=(30, 200, 600, 1500), bins=8):
     """Texas Hold'em's shape at toy size: next-round histograms on the early rounds, the river
     a ``LeafRound`` as ``holdem_hands`` gives it."""
