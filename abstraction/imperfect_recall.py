@@ -47,7 +47,7 @@ import numpy as np
 from abstraction.clustering import Points, kmeans, seed_for
 from abstraction.emd import EMDGround, EMDLine, Euclidean
 from abstraction.hands import GameHands
-from abstraction.line_kmeans import line_kmeans
+from abstraction.line_kmeans import line_kmeans, quantile_positions
 from abstraction.tree import RoundResult, round_result
 
 #: The kinds of imperfect-recall feature, by the method name that builds them.
@@ -70,9 +70,7 @@ def lloyd_1d(points: Points, k: int, max_iter: int = 300) -> tuple[np.ndarray, n
     order = np.argsort(x, kind="stable")
     xs, ws = x[order], points.w[order]
     k = min(k, len(xs))
-    cw = np.cumsum(ws)
-    q = (np.arange(k) + 0.5) / k * cw[-1]
-    c = np.unique(xs[np.minimum(np.searchsorted(cw, q), len(xs) - 1)])
+    c = np.unique(xs[quantile_positions(np.cumsum(ws), k)])
     for _ in range(20):  # re-seeding rounds
         c, lab = _lloyd_line(xs, ws, c, max_iter)
         if len(c) >= k:

@@ -57,11 +57,16 @@ def assign(cx: np.ndarray, cc: np.ndarray, gaps: np.ndarray,
     return labels, dist
 
 
+def quantile_positions(cw: np.ndarray, k: int) -> np.ndarray:
+    """Positions, in a sorted order with cumulative weights ``cw``, of the points at the
+    weighted quantiles (i + 1/2) / k, i < k: the seeds of k-means on a line (here and in
+    ``imperfect_recall.lloyd_1d``)."""
+    return np.minimum(np.searchsorted(cw, (np.arange(k) + 0.5) / k * cw[-1]), len(cw) - 1)
+
+
 def _quantile_seeds(mu: np.ndarray, w: np.ndarray, k: int) -> np.ndarray:
     order = np.argsort(mu, kind="stable")
-    cw = np.cumsum(w[order])
-    pos = np.searchsorted(cw, (np.arange(k) + 0.5) / k * cw[-1])
-    return order[np.minimum(pos, len(order) - 1)]
+    return order[quantile_positions(np.cumsum(w[order]), k)]
 
 
 def line_kmeans(cx: np.ndarray, w: np.ndarray, gaps: np.ndarray, k: int,
@@ -91,7 +96,6 @@ def line_kmeans(cx: np.ndarray, w: np.ndarray, gaps: np.ndarray, k: int,
     steps = 0
     for _ in range(max_iter):
         steps += 1
-        bar.update(1)
         sums, ws = centroid_sums(cx, w, labels, k)
         new = cc.copy()
         nz = ws > 0
@@ -102,6 +106,7 @@ def line_kmeans(cx: np.ndarray, w: np.ndarray, gaps: np.ndarray, k: int,
             new[empty[:len(far)]] = cx[far]
         lab2, dist2 = assign(cx, new, gaps, mu)
         err2 = float(w @ dist2)
+        bar.update(1)
         if err2 >= err and not len(empty):
             break
         gain = err - err2

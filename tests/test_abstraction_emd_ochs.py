@@ -176,7 +176,7 @@ def test_incremental_line_emd_curve_prices_each_k_by_its_nearest_centre_distance
     """The large-parent path under EMD on a line: cumulative rows, gap-weighted L1."""
     rng = np.random.default_rng(24)
     bins = 12
-    metric = EMDLine((np.arange(bins) + 0.5) / bins)
+    metric = EMDLine.equity_bins(bins)
     base = random_histograms(rng, 6, bins, zeros=False)
     x = base[rng.integers(0, 6, 1500)] + 0.01 * rng.random((1500, bins))
     x /= x.sum(axis=1, keepdims=True)

@@ -316,7 +316,7 @@ def test_holdem_ochs_imperfect_recall_clusters_all_river_hands(monkeypatch):
                                                    / w[res.bucket == b].sum())
     # the earlier rounds by EMD on their next-round histograms (IR-KE-KO), each on its own
     assert [rep["feature"] for rep in model.report_] == ["emd", "emd", "emd", "ochs"]
-    line = EMDLine((np.arange(6) + 0.5) / 6)
+    line = EMDLine.equity_bins(6)
     for r in range(3):
         res = model.rounds_[r]
         assert (res.parent == -1).all()

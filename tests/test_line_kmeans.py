@@ -41,7 +41,7 @@ def test_assignment_is_the_full_scan(dtype):
 
 def test_line_kmeans_returns_k_nonempty_clusters_each_point_at_its_nearest():
     rng = np.random.default_rng(1)
-    line = EMDLine((np.arange(20) + 0.5) / 20)
+    line = EMDLine.equity_bins(20)
     x = line.cdf(histograms(rng, 5000, 20))
     w = rng.random(5000)
     w /= w.sum()
@@ -63,7 +63,7 @@ def test_line_kmeans_returns_k_nonempty_clusters_each_point_at_its_nearest():
 def test_line_kmeans_reports_its_steps_and_error(monkeypatch, capsys):
     monkeypatch.setenv("POKER_PROGRESS", "log")
     rng = np.random.default_rng(2)
-    line = EMDLine((np.arange(10) + 0.5) / 10)
+    line = EMDLine.equity_bins(10)
     x = line.cdf(histograms(rng, 800, 10))
     w = np.full(800, 1 / 800)
     quiet = line_kmeans(x, w, line.gaps, 16)
@@ -104,7 +104,7 @@ def test_holdem_imperfect_emd_rounds_put_every_hand_in_its_emd_nearest_bucket(mo
     assert [("lloyd_steps" in rep) for rep in model.report_] == [large] * 3 + [False]
     assert [rep["feature"] for rep in model.report_] == ["emd", "emd", "emd", "ehs"]
     bins = 8
-    line = EMDLine((np.arange(bins) + 0.5) / bins)
+    line = EMDLine.equity_bins(bins)
     for r in range(3):
         res, h = model.rounds_[r], game.rounds[r]
         assert (res.parent == -1).all()
