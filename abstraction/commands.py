@@ -65,8 +65,8 @@ def register(subparsers) -> None:
                    "round's; imperfect: every round clustered on its own, the earlier buckets "
                    "forgotten (eb = EHS, pa-emd = EMD over next-round buckets, ochs; holdem: "
                    "the river by equity or OCHS, earlier rounds by EMD on next-round equity "
-                   "histograms). Solved by CFR on the public tree; the LP and the type form need "
-                   "perfect recall")
+                   "histograms). Solved by CFR (Rhode Island: on the type form with tied "
+                   "infosets, or the public tree); the LP needs perfect recall")
     p.add_argument("--public-board", action="store_true",
                    help="rhode-island: play the abstraction with the public cards visible, "
                         "i.e. buckets refined by the board when solving (always on for "

@@ -32,10 +32,11 @@ Johanson et al.'s imperfect-recall EMD and, with the OCHS river, their IR-KE-KO.
 a histogram over the river's own EHS buckets would be one over its 1,950 equities with the
 same ground: the equity bins are its coarsening.
 
-Which solvers accept the result: counterfactual regret minimisation on the public tree (Rhode
-Island ``--engine tree``, the Texas Hold'em samplers) and every evaluation at real cards (exact
-Rhode Island best response, head-to-head, local best response). The sequence-form LP, EGT and
-the Rhode Island type form need perfect recall and refuse it.
+Which solvers accept the result: counterfactual regret minimisation (Rhode Island: on the
+type-level form, its infosets tied into the information sets, or on the public tree with
+``--engine tree``; the Texas Hold'em samplers) and every evaluation at real cards (exact
+Rhode Island best response, head-to-head, local best response). The sequence-form LP and EGT
+need perfect recall and refuse it.
 """
 
 from __future__ import annotations

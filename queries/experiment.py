@@ -20,11 +20,10 @@ Two kinds of ``--methods`` token need more than a build (issue 20):
   build made from another strategy, or before its strategy was last solved, is rebuilt.
 - ``METHOD-ir`` (``eb-ir``, ``pa-emd-ir``, ``ochs-ir``; board hidden only): the method built with
   ``--recall imperfect`` (``rhode-island-METHOD-ir-B1-B2-B3``), every round clustered on its own
-  and the earlier buckets forgotten. The sequence-form LP and the type-level form need perfect
-  recall, so these games are solved by the same CFR-family ``--algorithm`` on the public tree
-  (``solve.algorithms.abstract_cfr.make_solver`` picks it): about the cost of an iteration of
-  the unabstracted game each, far slower than the type form. Under imperfect recall CFR need
-  not converge, and the abstract exploitability (the best response computed level by level:
+  and the earlier buckets forgotten. The sequence-form LP needs perfect recall; these games are
+  solved by the same CFR-family ``--algorithm`` on the type-level form with the infosets of
+  an information set tied (``solve.games.abstract_form``; the public tree's CFR iteration for
+  iteration, at the form's cost). Under imperfect recall CFR need not converge, and the abstract exploitability (the best response computed level by level:
   a valid pure strategy's gain, a lower bound) can level off above ``--target`` (eb-ir at
   13,25,125: ~12 chips from 300 to 500 DCFR iterations), so these solves also stop after
   ``--ir-iterations`` (default 500, about what the perfect-recall builds need for 1 chip).
@@ -183,8 +182,8 @@ def _granularity(args, data_dir: Path, public_board: bool, title: str) -> int:
         + [(n, ir_options) for n in reversed(ir)]
     parallel = options.jobs > 1 and not options.report_only
     if parallel and first:
-        # the lossless game first (the longest, and GS4 reads it), the imperfect-recall games
-        # (the public tree), then every other built game
+        # the lossless game first (the longest, and GS4 reads it), the imperfect-recall games,
+        # then every other built game
         solve_parallel(game_support, support.game, data_dir,
                        first + [(n, options) for n in reversed(names)
                                 if n not in later and n not in ir],
@@ -241,8 +240,9 @@ def ir_iterations(args, options) -> int:
 def ir_note(algorithm: str, ir_options) -> list[str]:
     """Markdown: how the imperfect-recall games were solved."""
     return [f"Imperfect-recall abstractions (`METHOD-ir`: every round clustered on its own, "
-            f"the earlier buckets forgotten) were solved by {algorithm} on the public tree (the "
-            f"type-level form and the LP need perfect recall), to the target or for at most "
+            f"the earlier buckets forgotten) were solved by {algorithm} (on the type-level form "
+            f"with each information set's infosets tied; the LP needs perfect recall), to the "
+            f"target or for at most "
             f"{ir_options.iterations} iterations: under imperfect recall CFR need not converge, "
             f"and the abstract exploitability (the best response computed level by level, a "
             f"valid pure strategy's gain) is a lower bound. Their real-game measures are "
@@ -328,8 +328,8 @@ def register(subparsers) -> None:
                    help="rhode-island-granularity(-public): comma-separated abstraction methods "
                         f"(default eb,eb2,pa; any of {', '.join(method_tokens())}: strategy "
                         "= GS4 clustered by the lossless game's strategy, solved first; "
-                        "METHOD-ir = METHOD built with --recall imperfect, solved by CFR on "
-                        "the public tree, board hidden only)")
+                        "METHOD-ir = METHOD built with --recall imperfect, solved by CFR, "
+                        "board hidden only)")
     p.add_argument("--ir-iterations", type=int, default=IR_ITERATIONS,
                    help="rhode-island-granularity: the most iterations of an imperfect-recall "
                         "(METHOD-ir) solve, which stops at --target otherwise: under imperfect "

@@ -163,3 +163,97 @@ def test_malformed_abstractions_are_refused():
         abstract_form(game, FunctionAbstraction("bad", negative_on_one_board))
     with pytest.raises(ValueError, match="compiled with"):
         abstract_form(game, FunctionAbstraction("other", leduc_coarse))
+
+
+class ForgetfulAbstraction(FunctionAbstraction):
+    """An imperfect-recall abstraction: each round's buckets on their own, not nested."""
+
+    perfect_recall = False
+
+
+def forgetful_buckets(r, hands, board):
+    """Rank pairs (2), then whether the hand pairs the flop card or is high (2), then the
+    turn card's rank class against the hand's (3): each round clustered on its own, so the
+    later buckets mix hands of every earlier bucket."""
+    rank = hands[:, 0] // 3
+    if r == 0:
+        return rank // 2
+    if r == 1:
+        return ((rank == board[0] // 3) | (rank == 3)).astype(np.int64)
+    return np.sign(rank - board[1] // 3) + 1
+
+
+@pytest.mark.parametrize("alg", ["cfr", "cfr+", "dcfr"])
+def test_imperfect_recall_on_the_form_is_the_tree_cfr(alg):
+    """CFR on the form with its infosets tied is the public tree's CFR on the imperfect-recall
+    game: the same strategy after every iteration count, and the same abstract exploitability
+    (the tree's level-by-level best response)."""
+    ab = ForgetfulAbstraction("forgetful", forgetful_buckets)
+    game = compile_game(three_rounds(), ab)
+    labels = game.infoset_labels()
+    assert any(str(lab).startswith("-.-.") for lab in labels)
+    form = abstract_form(game, ab)
+    assert not form.perfect_recall
+    assert sum(len(form.information_sets(p)) for p in (0, 1)) == game.n_infosets
+    assert sum(len(k) for k in form.keys) > game.n_infosets  # the refinement is larger
+    solver = make_solver(game, alg, ab)
+    assert isinstance(solver, AbstractFormSolver)
+    tree = CFRSolver(game, alg)
+    for n in (1, 9, 40):
+        solver.iterate(n - solver.iteration_)
+        tree.iterate(n - tree.iteration_)
+        a, b = solver.average_strategy(), tree.average_strategy()
+        np.testing.assert_allclose(a.probs, b.probs, rtol=0, atol=1e-10)
+        np.testing.assert_array_equal(a.reached, b.reached)
+    assert solver.abstract_exploitability() == pytest.approx(
+        exploitability(game, tree.average_strategy(), abstract=True), abs=1e-10)
+    # the value of the average profile on the form is the compiled game's
+    assert solver.abstract_value() == pytest.approx(
+        expected_value(game, solver.average_strategy()), abs=1e-10)
+
+
+def test_imperfect_recall_checkpoint_resumes_exactly(tmp_path):
+    ab = ForgetfulAbstraction("forgetful", forgetful_buckets)
+    game = compile_game(three_rounds(), ab)
+    form = abstract_form(game, ab)
+    straight = AbstractFormSolver(form, game, "dcfr").iterate(30)
+    half = AbstractFormSolver(form, game, "dcfr").iterate(12)
+    half.save(tmp_path / "c.npz")
+    resumed = AbstractFormSolver(form, game, "dcfr").load(tmp_path / "c.npz").iterate(18)
+    for a, b in zip(straight.plans(), resumed.plans()):
+        np.testing.assert_array_equal(a, b)
+    # the perfect-recall refinement's checkpoint does not load into the tied solver
+    pr = AbstractFormSolver(abstract_form(game, FunctionAbstraction("forgetful",
+                                                                     forgetful_buckets)),
+                            game, "dcfr")
+    with pytest.raises(ValueError, match="tying"):
+        pr.load(tmp_path / "c.npz")
+
+
+def _old_format(path, solver):
+    """Rewrite ``path`` as a checkpoint of before chance-weighted averages: no
+    ``average_weight``, every history adding 1 x its own reach x strategy (under perfect
+    recall: the sums divided by the infosets' mean chance weight)."""
+    with np.load(path) as z:
+        state = {k: z[k] for k in z.files if k != "average_weight"}
+    state["average"] = state["average"] / solver._history_chance_weight()[:, None]
+    np.savez(path, **state)
+
+
+def test_tree_checkpoints_from_before_chance_weighted_averages(tmp_path):
+    ab = FunctionAbstraction("mini", mini_buckets)
+    game = compile_game(three_rounds(), ab)
+    straight = CFRSolver(game, "cfr+").iterate(20)
+    half = CFRSolver(game, "cfr+").iterate(8)
+    half.save(tmp_path / "c.npz")
+    _old_format(tmp_path / "c.npz", half)
+    resumed = CFRSolver(game, "cfr+").load(tmp_path / "c.npz").iterate(12)
+    np.testing.assert_allclose(resumed.average_strategy().probs,
+                               straight.average_strategy().probs, rtol=0, atol=1e-12)
+    ir = ForgetfulAbstraction("forgetful", forgetful_buckets)
+    ir_game = compile_game(three_rounds(), ir)
+    CFRSolver(ir_game, "cfr+").iterate(2).save(tmp_path / "ir.npz")
+    with np.load(tmp_path / "ir.npz") as z:
+        np.savez(tmp_path / "ir.npz", **{k: z[k] for k in z.files if k != "average_weight"})
+    with pytest.raises(ValueError, match="imperfect recall"):
+        CFRSolver(ir_game, "cfr+").load(tmp_path / "ir.npz")

@@ -241,7 +241,7 @@ def _node_value(mode, trav, n, ntype, nplayer, nboard, child_start, child_count,
                     if abs(diff) > TIE_RTOL * (abs(xa) + abs(xb)):
                         g += strat_trav[d, b2, h] * diff
                 inst_r[I, a] += g
-                inst_s[I, a] += r * strat_trav[d, a, h]
+                inst_s[I, a] += cw[n] * r * strat_trav[d, a, h]
 
 
 @njit(cache=True, inline="always")
@@ -268,7 +268,11 @@ def backward(mode, trav, ntype, nplayer, nboard, child_start, child_count, child
     """Counterfactual values of player ``trav`` at every node, bottom-up.
 
     mode MODE_CFR: the traverser plays strat_trav; instantaneous regrets go to inst_r[I, a]
-    and reach-weighted strategy to inst_s[I, a]. MODE_BR: the traverser best-responds per
+    and the strategy weighted by the traverser's own reach and the node's chance weight
+    ``cw[n]`` to inst_s[I, a] (under perfect recall every history of an infoset has the same
+    own reach, so the weight cancels in the average strategy; under imperfect recall it makes
+    the average the chance-weighted one over the infoset's histories, orbits of suit-
+    isomorphic boards included). MODE_BR: the traverser best-responds per
     (node, hand), i.e. per real information set. MODE_EV: plays strat_trav, no accumulation.
     Returns the traverser's value, sum over hands of value[root].
     """

@@ -11,6 +11,14 @@ abstract Rhode Island Hold'em game with 125 final buckets iterates in millisecon
 :meth:`AbstractFormSolver.abstract_exploitability`, exact in the abstract game and computed
 on the sequence form. Strategies come back on the compiled abstract game, so storing and
 evaluating them in the real game is unchanged.
+
+Imperfect-recall abstractions are solved on the form too: it is then the game's
+perfect-recall refinement with its infosets tied into the game's information sets (see
+:mod:`solve.games.abstract_form`), and CFR with the ties is the public-tree solver's CFR on the
+imperfect-recall game, iteration for iteration, at the form's cost. Their abstract
+exploitability is the public tree's (:func:`solve.algorithms.evaluate.exploitability`, a best
+response chosen level by level: a lower bound, as with the tree engine), so both engines stop
+by the same measure.
 """
 
 from __future__ import annotations
@@ -24,7 +32,8 @@ from solve.algorithms.cfr import CFRSolver
 from solve.games.abstract_form import AbstractForm, abstract_form, to_strategy
 from solve.games.compile import CompiledGame
 from solve.strategy import Strategy
-from solve.algorithms.treeplex import SequenceCFR, exploitability, value
+from solve.algorithms.evaluate import exploitability as tree_exploitability
+from solve.algorithms.treeplex import SequenceCFR, exploitability, tied_plan, value
 
 FORMAT = "abstract-form-1"
 BLAS_THREADS_MIN_TYPES = 1000  # below this many final-round types, one BLAS thread
@@ -43,7 +52,7 @@ class AbstractFormSolver:
         if game.abstraction != form.abstraction:
             raise ValueError("the form and the compiled game have different abstractions")
         self.form, self.game, self.algorithm = form, game, algorithm
-        self._cfr = SequenceCFR(form.sf, algorithm)
+        self._cfr = SequenceCFR(form.sf, algorithm, ties=form.ties)
 
     @property
     def iteration_(self) -> int:
@@ -60,11 +69,19 @@ class AbstractFormSolver:
         return self
 
     def plans(self) -> tuple[np.ndarray, np.ndarray]:
-        """Average realization plans (x, y)."""
-        return self._cfr.average()
+        """Average realization plans (x, y); under imperfect recall, of the information sets'
+        average strategies played in the refinement."""
+        x, y = self._cfr.average()
+        if self.form.ties is None:
+            return x, y
+        return tuple(tied_plan(self.form.sf, p, v, t)
+                     for p, (v, t) in enumerate(zip((x, y), self.form.ties)))
 
     def abstract_exploitability(self) -> float:
-        """Exploitability (chips) of the average strategy in the abstract game."""
+        """Exploitability (chips) of the average strategy in the abstract game (imperfect
+        recall: the public tree's level-by-level best response, a lower bound)."""
+        if self.form.ties is not None:
+            return tree_exploitability(self.game, self.average_strategy(), abstract=True)
         return exploitability(self.form.sf, *self.plans())
 
     def abstract_value(self) -> float:
@@ -72,7 +89,7 @@ class AbstractFormSolver:
         return value(self.form.sf, *self.plans())
 
     def average_strategy(self) -> Strategy:
-        return to_strategy(self.form, self.game, *self.plans())
+        return to_strategy(self.form, self.game, *self._cfr.average())
 
     def save(self, path: str | Path) -> None:
         """Checkpoint regrets, average plans and the iteration count (atomic rename)."""
@@ -103,14 +120,10 @@ def make_solver(game: CompiledGame, algorithm: str, abstraction=None, engine: st
     form fits (:data:`solve.games.abstract_form.MAX_TYPES` final-round types,
     :data:`~solve.games.abstract_form.MAX_WORK` matrix entries), else the public-tree
     :class:`solve.algorithms.cfr.CFRSolver`. ``engine``: "auto", "form" (raise if it cannot
-    be used) or "tree"."""
+    be used) or "tree". Imperfect-recall abstractions too (the form ties its infosets)."""
     if engine not in ("auto", "form", "tree"):
         raise ValueError(f"engine must be auto, form or tree, got {engine!r}")
-    if engine == "form" and not getattr(abstraction, "perfect_recall", True):
-        raise ValueError("the type-level form needs perfect recall (this abstraction was built "
-                         "with --recall imperfect: use --engine tree)")
-    if engine != "tree" and game.abstraction is not None and abstraction is not None \
-            and getattr(abstraction, "perfect_recall", True):
+    if engine != "tree" and game.abstraction is not None and abstraction is not None:
         try:
             return AbstractFormSolver(abstract_form(game, abstraction), game, algorithm)
         except ValueError:

@@ -125,6 +125,20 @@ class CFRSolver:
         else:
             K.backward(K.MODE_CFR, trav, *args)
 
+    def _history_chance_weight(self) -> np.ndarray:
+        """Per infoset, the mean chance weight of its histories (what an old checkpoint's
+        average sums lack); ValueError under imperfect recall."""
+        g = self.game
+        labels = g.bucket_labels or []
+        if any(str(lab).startswith("-.") for lab in labels):
+            raise ValueError("checkpoint predates chance-weighted averages and the game has "
+                             "imperfect recall: solve it again without --resume")
+        d, h = np.nonzero(g.info >= 0)
+        I = g.info[d, h]
+        total = np.bincount(I, weights=g.cw[g.dnode[d]], minlength=g.n_infosets)
+        count = np.bincount(I, minlength=g.n_infosets)
+        return total / np.maximum(count, 1)
+
     def average_strategy(self) -> Strategy:
         """Normalised average; an infoset whose summed average weight (the iterations' own
         reach) is 0 is flagged as never reached (``Strategy.reached``)."""
@@ -138,10 +152,15 @@ class CFRSolver:
         with AtomicFile(path, checksum=False) as f, open(f.tmp, "wb") as fh:
             np.savez(fh, regrets=self.regrets_, average=self.average_, iteration=self.iteration_,
                      algorithm=self.algorithm, params=np.array([self.alpha, self.beta, self.gamma]),
-                     n_infosets=self.game.n_infosets)
+                     n_infosets=self.game.n_infosets, average_weight="chance")
 
     def load(self, path: str | Path) -> "CFRSolver":
-        """Restore a checkpoint written by :meth:`save` for the same game and algorithm."""
+        """Restore a checkpoint written by :meth:`save` for the same game and algorithm.
+
+        A checkpoint from before the average strategy's sums were chance-weighted (no
+        ``average_weight``) is converted exactly under perfect recall (every history of an
+        infoset added the same amount, now scaled by its chance weight); under imperfect
+        recall it cannot be, and is refused."""
         with np.load(path) as z:
             if str(z["algorithm"]) != self.algorithm:
                 raise ValueError(f"checkpoint is for {z['algorithm']}, not {self.algorithm}")
@@ -149,6 +168,8 @@ class CFRSolver:
                 raise ValueError("checkpoint is for a different game or abstraction")
             self.regrets_ = z["regrets"].copy()
             self.average_ = z["average"].copy()
+            if "average_weight" not in z.files:
+                self.average_ *= self._history_chance_weight()[:, None]
             self.iteration_ = int(z["iteration"])
             self.alpha, self.beta, self.gamma = (float(x) for x in z["params"])
         return self

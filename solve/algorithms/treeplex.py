@@ -5,7 +5,14 @@
 - :class:`SequenceCFR`: CFR (Zinkevich et al. 2007), CFR+ (Tammelin 2014) and DCFR (Brown &
   Sandholm 2019) with alternating updates, counterfactual values computed in sequence form
   (``g = A y`` holds opponent and chance reach, so a bottom-up pass over the treeplex gives
-  every infoset's counterfactual action values).
+  every infoset's counterfactual action values). With ``ties`` it runs CFR on an
+  imperfect-recall game given by a perfect-recall refinement: infosets of the treeplex tied
+  into one information set of the coarser game share one strategy and one regret, the sum of
+  theirs (the regret of an imperfect-recall information set is the sum over its histories;
+  Waugh et al., "A practical use of imperfect recall", SARA 2009; Lanctot et al., "No-regret
+  learning in extensive-form games with imperfect recall", ICML 2012).
+- :class:`Ties` and :func:`tied_behaviour`: the tying, and the average strategy of the coarser
+  game (each tied group's sequences summed over its members).
 - :func:`solve_lp`: the sequence-form LP with HiGHS (reuses :func:`solve.algorithms.lp._solve_side`).
 - :func:`behaviour`: behaviour strategy of a realization plan, with never-reached infosets
   flagged (NaN rows), not silently filled.
@@ -83,16 +90,97 @@ def behaviour(sf: SequenceForm, p: int, x, tol: float = 0.0) -> Behaviour:
                      actions=[t.info_actions[i] for i in g])
 
 
+@dataclass(frozen=True)
+class Ties:
+    """One player's infosets tied into the information sets of an imperfect-recall game:
+    ``group[I]`` is local infoset ``I``'s information set (0 .. n_groups - 1); the members of
+    a group have as many actions. ``seq`` maps each sequence but the empty one (1 ..
+    n_seq - 1) to its group's sequence, ``group_offset``/``group_nact`` lay those out.
+    ``weight[I]``: the chance probability of reaching member ``I`` (its private type), which
+    weighs it in the group's average strategy (:func:`tied_behaviour`), as chance does the
+    histories of an information set in the game tree."""
+
+    group: np.ndarray
+    group_offset: np.ndarray
+    group_nact: np.ndarray
+    seq: np.ndarray
+    weight: np.ndarray
+
+    @classmethod
+    def of(cls, sf: SequenceForm, p: int, group, weight=None) -> "Ties":
+        group = np.asarray(group, dtype=np.int64)
+        nact = sf.nact[p]
+        if group.shape != nact.shape or (len(group) and group.min() < 0):
+            raise ValueError("ties need one non-negative group per infoset")
+        weight = np.ones(len(group)) if weight is None else np.asarray(weight, np.float64)
+        if weight.shape != group.shape or (weight < 0).any():
+            raise ValueError("ties need one non-negative weight per infoset")
+        n_groups = int(group.max()) + 1 if len(group) else 0
+        gnact = np.zeros(n_groups, np.int64)
+        gnact[group] = nact
+        if not np.array_equal(gnact[group], nact):
+            raise ValueError("tied infosets must have the same number of actions")
+        goff = np.concatenate([[0], np.cumsum(gnact)[:-1]]).astype(np.int64)
+        seq = np.full(sf.n_seq[p], -1, np.int64)
+        for a in range(int(nact.max()) if len(nact) else 0):
+            has = nact > a
+            seq[sf.offset[p][has] + a] = goff[group[has]] + a
+        if (seq[1:] < 0).any():
+            raise ValueError("the treeplex's sequences are not all owned by an infoset")
+        return cls(group, goff, gnact, seq, weight)
+
+    @property
+    def n_group_seq(self) -> int:
+        return int(self.group_nact.sum())
+
+
+def tied_behaviour(sf: SequenceForm, p: int, x: np.ndarray, ties: Ties) -> np.ndarray:
+    """Behaviour per group sequence of realization plan ``x`` summed over each group's members,
+    each weighted by its chance probability (``Ties.weight``): the coarse game's strategy
+    that plays as ``x`` does on average over the histories of each information set; NaN
+    where no member is reached."""
+    s = np.arange(1, sf.n_seq[p])
+    ws = np.zeros(sf.n_seq[p])  # each sequence weighted as its infoset
+    for a in range(int(sf.nact[p].max()) if len(sf.nact[p]) else 0):
+        has = sf.nact[p] > a
+        ws[sf.offset[p][has] + a] = ties.weight[has]
+    num = np.bincount(ties.seq[s], weights=(ws * x)[s], minlength=ties.n_group_seq)
+    den = np.bincount(ties.group, weights=ties.weight * x[sf.parent[p]],
+                      minlength=len(ties.group_nact))
+    d = np.repeat(den, ties.group_nact)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(d > 0, num / np.where(d > 0, d, 1.0), np.nan)
+
+
+def tied_plan(sf: SequenceForm, p: int, x: np.ndarray, ties: Ties) -> np.ndarray:
+    """The realization plan of the coarse game's average strategy (:func:`tied_behaviour`),
+    groups no member of which is reached played uniformly."""
+    qg = tied_behaviour(sf, p, x, ties)
+    qg = np.where(np.isnan(qg), 1.0 / np.repeat(ties.group_nact, ties.group_nact), qg)
+    q = np.zeros(sf.n_seq[p])
+    q[1:] = qg[ties.seq[1:]]
+    out = np.zeros(sf.n_seq[p])
+    K.plan_from_behaviour(q, sf.parent[p], sf.offset[p], sf.nact[p], out)
+    return out
+
+
 class SequenceCFR:
-    """CFR-family solver on a sequence form. ``algorithm`` in ``cfr``, ``cfr+``, ``dcfr``."""
+    """CFR-family solver on a sequence form. ``algorithm`` in ``cfr``, ``cfr+``, ``dcfr``.
+
+    ``ties``: optional per-player :class:`Ties` (None for a player without them): CFR on the
+    imperfect-recall game they define (regrets per group, summed over its members; every
+    member plays its group's strategy). Averages stay per sequence of the treeplex;
+    :func:`tied_behaviour` gives the coarse game's average strategy from them."""
 
     def __init__(self, sf: SequenceForm, algorithm: str = "cfr+", alpha: float = 1.5,
-                 beta: float = 0.0, gamma: float = 2.0):
+                 beta: float = 0.0, gamma: float = 2.0, ties=None):
         if algorithm not in ("cfr", "cfr+", "dcfr"):
             raise ValueError(f"algorithm must be cfr, cfr+ or dcfr, got {algorithm!r}")
         self.sf, self.algorithm = sf, algorithm
         self.alpha, self.beta, self.gamma = alpha, beta, gamma
-        self.regret = [np.zeros(n) for n in sf.n_seq]
+        self.ties = tuple(ties) if ties is not None else (None, None)
+        self.regret = [np.zeros(n if t is None else t.n_group_seq)
+                       for n, t in zip(sf.n_seq, self.ties)]
         self.q = [np.zeros(n) for n in sf.n_seq]
         self.plan = [np.zeros(n) for n in sf.n_seq]
         self.avg = [np.zeros(n) for n in sf.n_seq]
@@ -102,9 +190,31 @@ class SequenceCFR:
             self._match(p)
 
     def _match(self, p):
-        sf = self.sf
-        K.regret_matching(self.regret[p], sf.parent[p], sf.offset[p], sf.nact[p], self.q[p])
+        sf, t = self.sf, self.ties[p]
+        if t is None:
+            K.regret_matching(self.regret[p], sf.parent[p], sf.offset[p], sf.nact[p], self.q[p])
+        else:
+            qg = np.zeros(t.n_group_seq)
+            K.regret_matching(self.regret[p], t.group_nact, t.group_offset, t.group_nact, qg)
+            self.q[p][1:] = qg[t.seq[1:]]
         K.plan_from_behaviour(self.q[p], sf.parent[p], sf.offset[p], sf.nact[p], self.plan[p])
+
+    def _update(self, p, g, dp, dn):
+        sf, t = self.sf, self.ties[p]
+        plus = self.algorithm == "cfr+"
+        if t is None:
+            K.regret_update(g, self.q[p], self.regret[p], sf.parent[p], sf.offset[p],
+                            sf.nact[p], plus, dp, dn)
+            return
+        inst = np.zeros(sf.n_seq[p])  # this iteration's regrets per sequence, then per group
+        K.regret_update(g, self.q[p], inst, sf.parent[p], sf.offset[p], sf.nact[p], False,
+                        1.0, 1.0)
+        s = np.arange(1, sf.n_seq[p])
+        r = self.regret[p]
+        r *= np.where(r > 0.0, dp, dn)
+        r += np.bincount(t.seq[s], weights=inst[s], minlength=t.n_group_seq)
+        if plus:
+            np.maximum(r, 0.0, out=r)
 
     @property
     def iteration_(self) -> int:
@@ -125,8 +235,7 @@ class SequenceCFR:
                 d, w = 1.0, (float(t) if self.algorithm == "cfr+" else 1.0)  # linear / uniform
             for p in (0, 1):
                 g = sf.A @ self.plan[1] if p == 0 else -(sf.A.T @ self.plan[0])
-                K.regret_update(g, self.q[p], self.regret[p], sf.parent[p], sf.offset[p], sf.nact[p],
-                                self.algorithm == "cfr+", dp, dn)
+                self._update(p, g, dp, dn)
                 # average of realization plans (weights t for CFR+, t^gamma for DCFR, 1 for CFR)
                 self.avg[p] = d * self.avg[p] + w * self.plan[p]
                 self.weight[p] = d * self.weight[p] + w
@@ -140,9 +249,16 @@ class SequenceCFR:
                 "avg1": self.avg[1], "weight": np.array(self.weight), "iteration": self.iteration}
 
     def restore(self, state) -> "SequenceCFR":
-        """Continue from :meth:`state` (a mapping, e.g. a loaded ``.npz``) exactly."""
-        self.regret = [np.array(state["regret0"], dtype=np.float64),
-                       np.array(state["regret1"], dtype=np.float64)]
+        """Continue from :meth:`state` (a mapping, e.g. a loaded ``.npz``) exactly.
+
+        Raises:
+            ValueError: regrets of another shape (another game, or tied otherwise).
+        """
+        regret = [np.array(state["regret0"], dtype=np.float64),
+                  np.array(state["regret1"], dtype=np.float64)]
+        if [r.shape for r in regret] != [r.shape for r in self.regret]:
+            raise ValueError("the state's regrets are of another game or tying")
+        self.regret = regret
         self.avg = [np.array(state["avg0"], dtype=np.float64), np.array(state["avg1"], dtype=np.float64)]
         self.weight = [float(w) for w in state["weight"]]
         self.iteration = int(state["iteration"])

@@ -66,9 +66,9 @@ def register(subparsers) -> None:
     p.add_argument("--resume", action="store_true", help="continue from the run's checkpoint")
     p.add_argument("--engine", choices=("auto", "form", "tree"), default="auto",
                    help="CFR on an abstraction: 'form' iterates on bucket types (solve."
-                        "abstract_cfr; fast; up to 10,000 final buckets and 32 M nonzero "
-                        "matrix entries), 'tree' on the public tree; auto (default) picks "
-                        "form when it fits")
+                        "abstract_cfr; fast; up to 10,000 final bucket sequences and 32 M "
+                        "nonzero matrix entries; imperfect recall too), 'tree' on the public "
+                        "tree; auto (default) picks form when it fits")
     classic_cli.add_arguments(p)
 
     holdem_cli.add_arguments(p)

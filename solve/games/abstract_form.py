@@ -21,7 +21,15 @@ abstraction; tests check values and best responses agree).
 The sequence form has no chance nodes of its own, so :mod:`solve.algorithms.treeplex` (best response,
 CFR, CFR+, DCFR) runs on it unchanged; :func:`to_strategy` maps a solution to the compiled
 abstract game's infosets (label ``"b0.b1.b2"``, betting history), where the rest of the
-project evaluates it in the real game. Matrices that are mostly zeros (lossless types: only
+project evaluates it in the real game.
+
+Imperfect recall (an abstraction with ``perfect_recall`` False: a round's buckets are not
+nested in the earlier ones, and the player forgets them): the types are still the bucket
+sequences, so the form is the game's perfect-recall refinement, and ``ties`` groups its
+infosets into the game's information sets (betting history, the round's own bucket; label
+``"-.-.b2"`` as the compiler writes it). CFR with the ties
+(:class:`solve.algorithms.treeplex.SequenceCFR`) is CFR on the imperfect-recall game, and
+:func:`to_strategy` returns the strategy of those information sets. Matrices that are mostly zeros (lossless types: only
 types on the same board meet) are kept sparse, the others dense; the form is built for up to
 ``MAX_TYPES`` final-round types and ``MAX_WORK`` matrix entries (beyond that the public-tree
 solver is the faster one).
@@ -43,7 +51,7 @@ from solve.games.compile import CHANCE, DECISION, FOLD, SHOWDOWN, CardAbstractio
 from solve.games.rules import LimitPokerRules
 from solve.games.tree import SequenceForm, Tree
 from solve.strategy import Strategy
-from solve.algorithms.treeplex import behaviour
+from solve.algorithms.treeplex import Ties, behaviour, tied_behaviour
 
 MAX_TYPES = 10_000  # final-round types per player (enumerated into dense n x n counts)
 MAX_WORK = 32_000_000  # nonzero entries of the final-round matrices (two dense 4000 x 4000)
@@ -80,6 +88,24 @@ class AbstractForm:
     keys: tuple             # (p) -> list of (history, label) per local infoset
     seconds: float = 0.0    # enumeration time
     payoff_nnz: int = 0     # nonzero entries of the explicit payoff matrix A (sum over terminals)
+    ties: tuple | None = None  # imperfect recall: (p) -> treeplex.Ties of the information sets
+    group_keys: tuple | None = None  # imperfect recall: (p) -> (history, label) per group
+
+    @property
+    def perfect_recall(self) -> bool:
+        return self.ties is None
+
+    def information_sets(self, p: int) -> list:
+        """(history, label) of player ``p``'s information sets in the game: its infosets,
+        under imperfect recall the tied groups."""
+        return list(self.keys[p]) if self.ties is None else list(self.group_keys[p])
+
+
+def forgotten_label(label: str) -> str:
+    """A bucket-sequence label with the earlier rounds forgotten ("3.17.101" -> "-.-.101"),
+    the label the compiler gives an imperfect-recall information set."""
+    parts = label.split(".")
+    return ".".join(["-"] * (len(parts) - 1) + parts[-1:])
 
 
 def _boards(rules: LimitPokerRules):
@@ -235,6 +261,7 @@ def abstract_form(game: CompiledGame, abstraction: CardAbstraction,
     nact: list = [[], []]
     keys: list = [[], []]
     labels: list = [[], []]
+    type_of: list = [[], []]  # per player: (round, types) of each block of infosets
     n_seq = [1, 1]
     terms = []  # (matrix key, coefficient, last1, last2)
     for k, (kind, p, rnd, hist, contrib, kids) in enumerate(nodes):
@@ -255,6 +282,7 @@ def abstract_form(game: CompiledGame, abstraction: CardAbstraction,
         nact[p].extend([nA] * n)
         lab = types[rnd][2]
         keys[p].extend((hist, lab[t]) for t in range(n))
+        type_of[p].append((rnd, np.arange(n)))
         labels[p].extend(f"{lab[t]}|{hist}" for t in range(n))
         n_seq[p] += n * nA
         for a, c in enumerate(kids):
@@ -310,14 +338,30 @@ def abstract_form(game: CompiledGame, abstraction: CardAbstraction,
                       nact=tuple(np.array(v, np.int64) for v in nact), global_id=gid,
                       term_seq=np.zeros((0, 2), np.int64), term_node=np.zeros(0, np.int64))
     payoff_nnz = sum(len(gs) * _count_nonzero(mats[key]) for key, gs in groups.items())
+    ties = group_keys = None
+    if not getattr(abstraction, "perfect_recall", True):
+        ties, group_keys = [], []
+        # a type's chance probability (the joint round-r matrices are symmetric)
+        marg = [np.asarray(Wr[r].sum(axis=1)).ravel() for r in range(R)]
+        for p in (0, 1):
+            ids: dict = {}
+            group = np.array([ids.setdefault((h, forgotten_label(lab)), len(ids))
+                              for h, lab in keys[p]], np.int64)
+            weight = np.concatenate([marg[r][t] for r, t in type_of[p]]) if type_of[p] \
+                else np.zeros(0)
+            ties.append(Ties.of(sf, p, group, weight))
+            group_keys.append(list(ids))
+        ties, group_keys = tuple(ties), tuple(group_keys)
     return AbstractForm(sf=sf, rules=rules, abstraction=abstraction.name, n_types=n_types,
-                        keys=(keys[0], keys[1]), seconds=time.time() - t0, payoff_nnz=payoff_nnz)
+                        keys=(keys[0], keys[1]), seconds=time.time() - t0, payoff_nnz=payoff_nnz,
+                        ties=ties, group_keys=group_keys)
 
 
 def to_strategy(form: AbstractForm, game: CompiledGame, x: np.ndarray, y: np.ndarray):
     """The behaviour strategy of plans ``(x, y)`` on ``game`` (the same rules compiled with the
     same abstraction), as a :class:`solve.strategy.Strategy`; infosets a player's own plan
-    never reaches are flagged unreached (uniform placeholder)."""
+    never reaches are flagged unreached (uniform placeholder). Under imperfect recall an
+    information set's behaviour is its tied infosets' sequences summed (reach-weighted)."""
     if game.abstraction != form.abstraction or game.bucket_labels is None:
         raise ValueError("the compiled game is not this abstraction's game")
     hist = game.infoset_histories()
@@ -326,9 +370,21 @@ def to_strategy(form: AbstractForm, game: CompiledGame, x: np.ndarray, y: np.nda
     reached = np.ones(game.n_infosets, dtype=bool)
     index = {}
     for p in (0, 1):
-        for j, key in enumerate(form.keys[p]):
+        for j, key in enumerate(form.information_sets(p)):
             index[(p,) + key] = j
-    behs = [behaviour(form.sf, p, plan) for p, plan in ((0, x), (1, y))]
+    behs = []
+    for p, plan in ((0, x), (1, y)):
+        if form.ties is None:
+            b = behaviour(form.sf, p, plan)
+            behs.append((b.probs, b.unreached))
+            continue
+        t = form.ties[p]
+        q = tied_behaviour(form.sf, p, plan, t)
+        pr = np.full((len(t.group_nact), int(t.group_nact.max())), np.nan)
+        for a in range(pr.shape[1]):
+            has = t.group_nact > a
+            pr[has, a] = q[t.group_offset[has] + a]
+        behs.append((pr, np.isnan(pr[:, 0])))
     rows = np.empty(game.n_infosets, np.int64)
     for I in range(game.n_infosets):
         p = int(game.info_player[I])
@@ -338,10 +394,10 @@ def to_strategy(form: AbstractForm, game: CompiledGame, x: np.ndarray, y: np.nda
         rows[I] = j
     for p in (0, 1):
         mine = np.flatnonzero(game.info_player == p)
-        b = behs[p]
-        pr = b.probs[rows[mine]]
+        bprobs, bun = behs[p]
+        pr = bprobs[rows[mine]]
         na = game.info_nact[mine].astype(np.int64)
-        un = b.unreached[rows[mine]]
+        un = bun[rows[mine]]
         width = pr.shape[1]
         block = np.zeros((len(mine), 3))
         block[:, :width] = np.nan_to_num(pr, nan=0.0)
