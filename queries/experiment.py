@@ -23,7 +23,8 @@ Two kinds of ``--methods`` token need more than a build (issue 20):
   and the earlier buckets forgotten. The sequence-form LP needs perfect recall; these games are
   solved by the same CFR-family ``--algorithm`` on the type-level form with the infosets of
   an information set tied (``solve.games.abstract_form``; the public tree's CFR iteration for
-  iteration, at the form's cost). Under imperfect recall CFR need not converge, and the abstract exploitability (the best response computed level by level:
+  iteration, at the form's cost). Under imperfect recall CFR need not converge, and the
+  abstract exploitability (the best response computed level by level:
   a valid pure strategy's gain, a lower bound) can level off above ``--target`` (eb-ir at
   13,25,125: ~12 chips from 300 to 500 DCFR iterations), so these solves also stop after
   ``--ir-iterations`` (default 500, about what the perfect-recall builds need for 1 chip).

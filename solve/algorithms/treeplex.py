@@ -94,8 +94,9 @@ def behaviour(sf: SequenceForm, p: int, x, tol: float = 0.0) -> Behaviour:
 class Ties:
     """One player's infosets tied into the information sets of an imperfect-recall game:
     ``group[I]`` is local infoset ``I``'s information set (0 .. n_groups - 1); the members of
-    a group have as many actions. ``seq`` maps each sequence but the empty one (1 ..
-    n_seq - 1) to its group's sequence, ``group_offset``/``group_nact`` lay those out.
+    a group have as many actions. ``owner`` is each sequence's infoset (-1 for the empty
+    sequence 0), ``seq`` each sequence but the empty one (1 .. n_seq - 1) its group's
+    sequence, which ``group_offset``/``group_nact`` lay out.
     ``weight[I]``: the chance probability of reaching member ``I`` (its private type), which
     weighs it in the group's average strategy (:func:`tied_behaviour`), as chance does the
     histories of an information set in the game tree."""
@@ -103,6 +104,7 @@ class Ties:
     group: np.ndarray
     group_offset: np.ndarray
     group_nact: np.ndarray
+    owner: np.ndarray
     seq: np.ndarray
     weight: np.ndarray
 
@@ -121,13 +123,16 @@ class Ties:
         if not np.array_equal(gnact[group], nact):
             raise ValueError("tied infosets must have the same number of actions")
         goff = np.concatenate([[0], np.cumsum(gnact)[:-1]]).astype(np.int64)
-        seq = np.full(sf.n_seq[p], -1, np.int64)
+        owner = np.full(sf.n_seq[p], -1, np.int64)
         for a in range(int(nact.max()) if len(nact) else 0):
             has = nact > a
-            seq[sf.offset[p][has] + a] = goff[group[has]] + a
-        if (seq[1:] < 0).any():
+            owner[sf.offset[p][has] + a] = np.flatnonzero(has)
+        if (owner[1:] < 0).any():
             raise ValueError("the treeplex's sequences are not all owned by an infoset")
-        return cls(group, goff, gnact, seq, weight)
+        seq = np.full(sf.n_seq[p], -1, np.int64)
+        s = np.arange(1, sf.n_seq[p])
+        seq[1:] = goff[group[owner[1:]]] + s - sf.offset[p][owner[1:]]
+        return cls(group, goff, gnact, owner, seq, weight)
 
     @property
     def n_group_seq(self) -> int:
@@ -139,12 +144,8 @@ def tied_behaviour(sf: SequenceForm, p: int, x: np.ndarray, ties: Ties) -> np.nd
     each weighted by its chance probability (``Ties.weight``): the coarse game's strategy
     that plays as ``x`` does on average over the histories of each information set; NaN
     where no member is reached."""
-    s = np.arange(1, sf.n_seq[p])
-    ws = np.zeros(sf.n_seq[p])  # each sequence weighted as its infoset
-    for a in range(int(sf.nact[p].max()) if len(sf.nact[p]) else 0):
-        has = sf.nact[p] > a
-        ws[sf.offset[p][has] + a] = ties.weight[has]
-    num = np.bincount(ties.seq[s], weights=(ws * x)[s], minlength=ties.n_group_seq)
+    num = np.bincount(ties.seq[1:], weights=ties.weight[ties.owner[1:]] * x[1:],
+                      minlength=ties.n_group_seq)
     den = np.bincount(ties.group, weights=ties.weight * x[sf.parent[p]],
                       minlength=len(ties.group_nact))
     d = np.repeat(den, ties.group_nact)
@@ -209,10 +210,9 @@ class SequenceCFR:
         inst = np.zeros(sf.n_seq[p])  # this iteration's regrets per sequence, then per group
         K.regret_update(g, self.q[p], inst, sf.parent[p], sf.offset[p], sf.nact[p], False,
                         1.0, 1.0)
-        s = np.arange(1, sf.n_seq[p])
         r = self.regret[p]
         r *= np.where(r > 0.0, dp, dn)
-        r += np.bincount(t.seq[s], weights=inst[s], minlength=t.n_group_seq)
+        r += np.bincount(t.seq[1:], weights=inst[1:], minlength=t.n_group_seq)
         if plus:
             np.maximum(r, 0.0, out=r)
 

@@ -29,7 +29,9 @@ sequences, so the form is the game's perfect-recall refinement, and ``ties`` gro
 infosets into the game's information sets (betting history, the round's own bucket; label
 ``"-.-.b2"`` as the compiler writes it). CFR with the ties
 (:class:`solve.algorithms.treeplex.SequenceCFR`) is CFR on the imperfect-recall game, and
-:func:`to_strategy` returns the strategy of those information sets. Matrices that are mostly zeros (lossless types: only
+:func:`to_strategy` returns the strategy of those information sets.
+
+Matrices that are mostly zeros (lossless types: only
 types on the same board meet) are kept sparse, the others dense; the form is built for up to
 ``MAX_TYPES`` final-round types and ``MAX_WORK`` matrix entries (beyond that the public-tree
 solver is the faster one).
@@ -261,7 +263,7 @@ def abstract_form(game: CompiledGame, abstraction: CardAbstraction,
     nact: list = [[], []]
     keys: list = [[], []]
     labels: list = [[], []]
-    type_of: list = [[], []]  # per player: (round, types) of each block of infosets
+    block_round: list = [[], []]  # per player: the round of each block of infosets (one per type)
     n_seq = [1, 1]
     terms = []  # (matrix key, coefficient, last1, last2)
     for k, (kind, p, rnd, hist, contrib, kids) in enumerate(nodes):
@@ -282,7 +284,7 @@ def abstract_form(game: CompiledGame, abstraction: CardAbstraction,
         nact[p].extend([nA] * n)
         lab = types[rnd][2]
         keys[p].extend((hist, lab[t]) for t in range(n))
-        type_of[p].append((rnd, np.arange(n)))
+        block_round[p].append(rnd)
         labels[p].extend(f"{lab[t]}|{hist}" for t in range(n))
         n_seq[p] += n * nA
         for a, c in enumerate(kids):
@@ -347,7 +349,7 @@ def abstract_form(game: CompiledGame, abstraction: CardAbstraction,
             ids: dict = {}
             group = np.array([ids.setdefault((h, forgotten_label(lab)), len(ids))
                               for h, lab in keys[p]], np.int64)
-            weight = np.concatenate([marg[r][t] for r, t in type_of[p]]) if type_of[p] \
+            weight = np.concatenate([marg[r] for r in block_round[p]]) if block_round[p] \
                 else np.zeros(0)
             ties.append(Ties.of(sf, p, group, weight))
             group_keys.append(list(ids))
@@ -379,11 +381,9 @@ def to_strategy(form: AbstractForm, game: CompiledGame, x: np.ndarray, y: np.nda
             behs.append((b.probs, b.unreached))
             continue
         t = form.ties[p]
-        q = tied_behaviour(form.sf, p, plan, t)
         pr = np.full((len(t.group_nact), int(t.group_nact.max())), np.nan)
-        for a in range(pr.shape[1]):
-            has = t.group_nact > a
-            pr[has, a] = q[t.group_offset[has] + a]
+        gs = np.repeat(np.arange(len(t.group_nact)), t.group_nact)  # group of each sequence
+        pr[gs, np.arange(len(gs)) - t.group_offset[gs]] = tied_behaviour(form.sf, p, plan, t)
         behs.append((pr, np.isnan(pr[:, 0])))
     rows = np.empty(game.n_infosets, np.int64)
     for I in range(game.n_infosets):
