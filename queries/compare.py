@@ -7,7 +7,8 @@ Each name is a strategy (``solve_runs``) or an abstraction (``abstractions``); a
 stands for its least exploitable stored strategy, solved first when it has none under
 ``--target`` (chips, in the abstract game). Then every missing evaluation in the real game
 is computed and stored (``queries.evaluations``): best response per seat and exploitability,
-head-to-head of every pair, head-to-head against an equilibrium of the real game (``--equilibrium``,
+head-to-head of every pair (exact games: all pairs from one matrix, ``solve.algorithms.pairwise``),
+head-to-head against an equilibrium of the real game (``--equilibrium``,
 else the game's reference: the LP solution for Kuhn and Leduc, the unabstracted game solved
 to ``--equilibrium-target`` chips for Rhode Island Hold'em), and the value of each profile against
 the game value. The four tables are printed from the SQL views (``queries/*.sql``);
@@ -158,6 +159,10 @@ def evaluate(support: GameSupport, strategies: list[str], equilibrium: str, data
             write_batch(data_dir, support.game, [r for r in batch if missing(r)])
             done += len(need)
             bar.update(len(need))
+        if pairs and hasattr(support, "head_to_head_many"):
+            _pairs_at_once(support, data_dir, pairs, sha, bar, progress)
+            done += len(pairs)
+            pairs = []
         row_of = None
         batch = []
         for a, b in pairs:
@@ -176,6 +181,23 @@ def evaluate(support: GameSupport, strategies: list[str], equilibrium: str, data
             done += 1
         write_batch(data_dir, support.game, batch)
     return done
+
+
+def _pairs_at_once(support: GameSupport, data_dir: Path, pairs: list[tuple[str, str]],
+                   sha: dict[str, str], bar, progress: bool) -> None:
+    """Store the head-to-head of ``pairs`` from one matrix over the strategies they involve
+    (``support.head_to_head_many``); each result's seconds are its share of the matrix's."""
+    names = sorted({n for pair in pairs for n in pair})
+    at = {n: i for i, n in enumerate(names)}
+    t0 = time.time()
+    with progress_bar(desc=f"head-to-head of {len(names)} strategies (passes)", unit="pass",
+                      disable=not progress, file=sys.stderr) as passes:
+        m = support.head_to_head_many(names, progress=passes)
+    sec = (time.time() - t0) / len(pairs)
+    write_batch(data_dir, support.game, [
+        Result("head_to_head", a, sha[a], float(m[at[a], at[b]]), strategy_b=b, sha_b=sha[b],
+               exact=True, seconds=sec) for a, b in pairs])
+    bar.update(len(pairs))
 
 
 # --------------------------------------------------------------------------- tables

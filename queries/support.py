@@ -70,6 +70,8 @@ class GameSupport:
     - ``best_responses(name) -> (v1, v2)``: value to the nemesis when ``name`` plays seat 1, 2.
     - ``value(name)``: ``x' A y`` of the strategy's own profile, for player 1.
     - ``head_to_head(a, b) -> (value, ci_low, ci_high, exact)``.
+    - optionally ``head_to_head_many(names, progress) -> M``: exact head-to-head of every pair
+      at once (``M[i, j]`` for names i against j), when that is cheaper than pair by pair.
     """
 
     game: str

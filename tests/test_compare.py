@@ -290,3 +290,16 @@ def test_side_by_side_pairs_the_hidden_and_public_runs_of_each_build(monkeypatch
     monkeypatch.setattr(experiment, "connect",
                         lambda *a, **k: contextlib.nullcontext(Con(rows[1:])))
     assert experiment.side_by_side("unused", "rhode-island") == []
+
+
+def test_compare_stores_the_pairwise_head_to_head(tmp_path):
+    """compare computes every pair from one matrix (head_to_head_many); each stored value is
+    the pairwise pass's."""
+    for it in (3, 9, 27):
+        store_cfr(tmp_path, "leduc", leduc(), it, f"l{it}")
+    sup = LimitPokerSupport("leduc", tmp_path)
+    compare(sup, ["l3", "l9", "l27"], Options(progress=False), tmp_path)
+    rows = sql(tmp_path, "SELECT strategy, opponent, value FROM head_to_head")
+    assert len(rows) == 12  # the three strategies and the LP equilibrium, both orientations
+    for a, b, v in rows:
+        assert v == pytest.approx(sup.head_to_head(a, b)[0], abs=1e-12)
