@@ -2,7 +2,8 @@
 strategy, its abstraction's method, recall, buckets and information sets (the abstract game's
 size, which perfect and imperfect recall share as a measure), the solve's iterations and
 seconds, the LBR bound over whole boards, the results against always-call / always-raise and
-head-to-head against a reference strategy, each with its 95% interval.
+head-to-head against a reference strategy, each with its 95% interval; ``--round-robin``
+also plays every pair (the same duplicate deals for each) and prints the matrix.
 
     NUMBA_NUM_THREADS=2 python bench/bench_holdem_methods.py --data-dir D pa-pcs-1t \
         eb-pcs-1t ochs-pcs-1t --reference pa-pcs-1t --h2h-deals 300000 --lbr-boards 400
@@ -51,6 +52,8 @@ def main() -> int:
     ap.add_argument("--h2h-deals", type=int, default=300_000)
     ap.add_argument("--baseline-deals", type=int, default=100_000)
     ap.add_argument("--lbr-boards", type=int, default=400)
+    ap.add_argument("--round-robin", action="store_true",
+                    help="also head-to-head of every pair (--h2h-deals each)")
     ap.add_argument("--json", default=None, help="also write the figures here")
     args = ap.parse_args()
     cache: dict = {}
@@ -93,9 +96,39 @@ def main() -> int:
               f"{r['information_sets']:,} | {r['iterations']:,} | {r['solve_seconds']:.0f} "
               f"({r['clock']}) | {cell('lbr')} | {cell('vs_call')} | {cell('vs_raise')} | "
               f"{cell('h2h')} |")
+    matrix = round_robin(args, cache) if args.round_robin else []
     if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1, default=float))
+        Path(args.json).write_text(json.dumps({"rows": rows, "round_robin": matrix}, indent=1,
+                                              default=float))
     return 0
+
+
+def round_robin(args, cache: dict) -> list[dict]:
+    """Head-to-head of every pair of ``args.strategies`` (row against column, duplicate deals,
+    the same deals for every pair), printed as a Markdown matrix; returns the pairs."""
+    specs = args.strategies
+    pols = [strategy(spec, args.data_dir, cache)[:2] for spec in specs]
+    out, cells, vals = [], {}, {}
+    for i in range(len(specs)):
+        for j in range(i + 1, len(specs)):
+            t0 = time.perf_counter()
+            e = duplicate_match(pols[i][1], pols[i][0], pols[j][0], args.h2h_deals, seed=23)
+            cells[i, j] = f"{e.mean:+.1f} +- {e.half_width:.1f}"
+            cells[j, i] = f"{-e.mean:+.1f} +- {e.half_width:.1f}"
+            vals[i, j], vals[j, i] = e.mean, -e.mean
+            out.append({"a": specs[i], "b": specs[j], "h2h": e.mean, "h2h_hw": e.half_width})
+            print(f"{specs[i]} vs {specs[j]}: {e.mean:+.1f} +- {e.half_width:.1f} "
+                  f"[{time.perf_counter() - t0:.0f}s]", file=sys.stderr, flush=True)
+    print(f"\nround robin, row against column ({args.h2h_deals:,} duplicate deals each); "
+          "mbb/g, 95%\n")
+    print("| | " + " | ".join(specs) + " | mean |")
+    print("|---|" + "---|" * (len(specs) + 1))
+    for i, spec in enumerate(specs):
+        mean = np.mean([vals[i, j] for j in range(len(specs)) if j != i]) if len(specs) > 1 \
+            else 0.0
+        print(f"| {spec} | " + " | ".join(cells.get((i, j), "") for j in range(len(specs)))
+              + f" | {mean:+.1f} |")
+    return out
 
 
 if __name__ == "__main__":
