@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from abstraction import store
+import numpy as np
+
+from abstraction import checkpoint, store
 from abstraction.games import GAMES, HAND_COUNTS, ROUNDS, rhode_island
 from abstraction.holdem import holdem_hands
 from abstraction.methods import METHODS, PotentialAware
@@ -192,14 +195,34 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
     if args.method == "lossless":
         kwargs = {"random_state": args.seed}
     model = METHODS[args.method](buckets, **kwargs)
+    # a killed or failed build resumes from its finished rounds (same parameters and code)
+    ckpt = checkpoint.checkpoint_dir(resolve_data_dir(args.data_dir), name, {
+        "game": args.game, "method": args.method, "buckets": buckets, "seed": args.seed,
+        "n_init": args.n_init, "kmax": args.kmax, "kmax_factor": kmax_factor,
+        "intermediate": kwargs.get("intermediate"), "public_board": args.public_board,
+        "opponent_clusters": opponent_clusters, "recall": recall,
+        "from_strategy": from_strategy, "strategy_rounds": rounds,
+        "vectors": None if vectors is None else _digest(vectors)})
     try:
-        model.fit(hands)
+        model.fit(hands, checkpoint=ckpt)
     except ValueError as exc:
         raise UserError(str(exc)) from None
     seconds = time.perf_counter() - t0
     store.save(model, hands, name, seed=args.seed, seconds=seconds, replace=args.replace,
                data_dir=args.data_dir)
+    checkpoint.remove(ckpt)
     return Built(name, model, hands, seconds)
+
+
+def _digest(vectors) -> str:
+    """SHA-256 of strategy vectors (a list of arrays), so a build from a re-solved strategy
+    of the same name does not resume from the old one's rounds."""
+    h = hashlib.sha256()
+    for v in vectors:
+        a = np.ascontiguousarray(v)
+        h.update(str((a.dtype, a.shape)).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
 
 
 def summary_lines(built: Built) -> list[str]:

@@ -121,8 +121,10 @@ class _Abstraction:
         """Imperfect recall: the last round's (features, metric) (``emd``/``ochs`` only)."""
         return None
 
-    def fit(self, hands: GameHands) -> "_Abstraction":
-        """Build the abstraction of ``hands``; returns self."""
+    def fit(self, hands: GameHands, checkpoint=None) -> "_Abstraction":
+        """Build the abstraction of ``hands``; returns self. ``checkpoint``: a directory
+        where a perfect-recall build saves each finished round and from which a re-run
+        resumes (``abstraction.checkpoint``; imperfect-recall builds do not use it)."""
         buckets = self._check_params(hands)
         if self.recall == "imperfect":
             self.rounds_ = build_imperfect(hands, buckets, KIND_OF_METHOD[self.method],
@@ -135,7 +137,7 @@ class _Abstraction:
                                   random_state=int(self.random_state), n_init=self.n_init,
                                   kmax=self.kmax, kmax_factor=self.kmax_factor,
                                   workers=self.workers, progress=self.progress,
-                                  scheduler=self.scheduler)
+                                  scheduler=self.scheduler, checkpoint=checkpoint)
         self.buckets_ = tuple(r.n_buckets for r in self.rounds_)
         return self
 
@@ -232,7 +234,7 @@ class Lossless(_Abstraction):
     def __init__(self, buckets=None, random_state: int = 0, **_ignored):
         super().__init__(buckets, random_state, public_board=True)
 
-    def fit(self, hands: GameHands) -> "Lossless":
+    def fit(self, hands: GameHands, checkpoint=None) -> "Lossless":
         if hands.game != "rhode-island":
             raise ValueError(f"lossless is implemented for rhode-island, not {hands.game}")
         classes = outcome_partition(hands)
@@ -413,7 +415,7 @@ class OpponentClusterHandStrength(PotentialAware):
                              "histograms, the river given per turn bucket)")
         return buckets
 
-    def fit(self, hands: GameHands) -> "OpponentClusterHandStrength":
+    def fit(self, hands: GameHands, checkpoint=None) -> "OpponentClusterHandStrength":
         self._river = self.opponent_clusters_ = self._codes = None
         if hands.game == "holdem":
             self._check_params(hands)
@@ -422,7 +424,7 @@ class OpponentClusterHandStrength(PotentialAware):
             if self.recall == "perfect":
                 hands = replace(hands, leaf=LeafRound(hands.leaf.size, self._river.points))
         try:
-            super().fit(hands)
+            super().fit(hands, checkpoint)
         finally:
             river, self._river = self._river, None  # the table is memory-mapped GiBs
         if river is not None:

@@ -14,6 +14,7 @@ k-means in L2), or ``Histograms(array, metric)`` to cluster under another distan
 from __future__ import annotations
 
 import math
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -22,6 +23,7 @@ import numpy as np
 from joblib import Parallel, delayed, parallel_config
 
 from abstraction.allocation import allocate, equal_split
+from abstraction.checkpoint import load_round, save_round
 from abstraction.clustering import (Histograms, Points, assign, error_curve, is_large, kmeans,
                                    refine_points, seed_for, single_threaded)
 from abstraction.hands import GameHands
@@ -77,7 +79,8 @@ def round_result(bucket: np.ndarray, parent: np.ndarray, centroids: list[np.ndar
 def build_tree(hands: GameHands, buckets: Sequence[int], features: FeatureFn, *,
                random_state: int = 0, n_init: int = 4, kmax: int | None = None,
                kmax_factor: float | None = None, workers: int = 1,
-               progress: bool = False, scheduler: str | None = None) -> list[RoundResult]:
+               progress: bool = False, scheduler: str | None = None,
+               checkpoint=None) -> list[RoundResult]:
     """Build the bucket tree round by round (see module docstring).
 
     Args:
@@ -95,20 +98,30 @@ def build_tree(hands: GameHands, buckets: Sequence[int], features: FeatureFn, *,
         scheduler: run the per-parent work on a Dask cluster instead (``tcp://HOST:PORT`` or
             ``local:N``, see ``etl.cluster``); the result is the same, bit for bit (every
             task is seeded by itself).
+        checkpoint: a directory (``abstraction.checkpoint``): each finished round is saved
+            there, and rounds saved by an earlier run of the same build are loaded instead
+            of clustered again.
     """
     with single_threaded():
         if scheduler is None:
             return _build(hands, buckets, features, random_state, n_init, kmax, kmax_factor,
-                          workers, progress)
+                          workers, progress, checkpoint)
         with dask_client(scheduler), parallel_config(backend="dask"):
             return _build(hands, buckets, features, random_state, n_init, kmax, kmax_factor,
-                          "dask", progress)
+                          "dask", progress, checkpoint)
 
 
 def _build(hands, buckets, features, random_state, n_init, kmax, kmax_factor, workers,
-           progress):
+           progress, checkpoint=None):
     results: list[RoundResult] = []
     for r in range(len(hands.sizes)):
+        saved = load_round(checkpoint, r)
+        if isinstance(saved, RoundResult):
+            if progress:
+                print(f"round {r}: {saved.n_buckets} buckets resumed from {checkpoint}",
+                      file=sys.stderr, flush=True)
+            results.append(saved)
+            continue
         t0 = time.perf_counter()
         leaf = r == len(hands.rounds)  # the last round given per parent bucket (LeafRound)
         budget = int(buckets[r])
@@ -211,6 +224,7 @@ def _build(hands, buckets, features, random_state, n_init, kmax, kmax_factor, wo
         results.append(RoundResult(bucket, np.asarray(parent_of_bucket, dtype=np.int32),
                                    centroids, np.concatenate(weight), sizes.astype(np.int64),
                                    np.concatenate(mean_eq), np.concatenate(ranges), report))
+        save_round(checkpoint, r, results[-1])
     return results
 
 
