@@ -62,10 +62,11 @@ def main() -> int:
     with session_scope(args.data_dir) as s:
         cat = {a.name: (a.method, a.built, a.perfect_recall)
                for a in s.query(Abstraction).all()}
-    rows = []
+    rows, loaded = [], []
     for spec in args.strategies:
         t0 = time.perf_counter()
         pol, tree, abstraction, iters, seconds, clock = strategy(spec, args.data_dir, cache)
+        loaded.append((pol, tree))
         method, built, perfect = cat.get(abstraction, ("?", "?", True))
         row = {"strategy": spec, "abstraction": abstraction, "method": method,
                "recall": "perfect" if perfect else "imperfect", "buckets": built,
@@ -96,30 +97,29 @@ def main() -> int:
               f"{r['information_sets']:,} | {r['iterations']:,} | {r['solve_seconds']:.0f} "
               f"({r['clock']}) | {cell('lbr')} | {cell('vs_call')} | {cell('vs_raise')} | "
               f"{cell('h2h')} |")
-    matrix = round_robin(args, cache) if args.round_robin else []
+    matrix = round_robin(args.strategies, loaded, args.h2h_deals) if args.round_robin else []
     if args.json:
         Path(args.json).write_text(json.dumps({"rows": rows, "round_robin": matrix}, indent=1,
                                               default=float))
     return 0
 
 
-def round_robin(args, cache: dict) -> list[dict]:
-    """Head-to-head of every pair of ``args.strategies`` (row against column, duplicate deals,
-    the same deals for every pair), printed as a Markdown matrix; returns the pairs."""
-    specs = args.strategies
-    pols = [strategy(spec, args.data_dir, cache)[:2] for spec in specs]
+def round_robin(specs: list[str], pols: list[tuple], deals: int) -> list[dict]:
+    """Head-to-head of every pair of ``specs`` (their loaded (policy, tree)s; row against
+    column, ``deals`` duplicate deals, the same for every pair), printed as a Markdown matrix;
+    returns the pairs."""
     out, cells, vals = [], {}, {}
     for i in range(len(specs)):
         for j in range(i + 1, len(specs)):
             t0 = time.perf_counter()
-            e = duplicate_match(pols[i][1], pols[i][0], pols[j][0], args.h2h_deals, seed=23)
+            e = duplicate_match(pols[i][1], pols[i][0], pols[j][0], deals, seed=23)
             cells[i, j] = f"{e.mean:+.1f} +- {e.half_width:.1f}"
             cells[j, i] = f"{-e.mean:+.1f} +- {e.half_width:.1f}"
             vals[i, j], vals[j, i] = e.mean, -e.mean
             out.append({"a": specs[i], "b": specs[j], "h2h": e.mean, "h2h_hw": e.half_width})
             print(f"{specs[i]} vs {specs[j]}: {e.mean:+.1f} +- {e.half_width:.1f} "
                   f"[{time.perf_counter() - t0:.0f}s]", file=sys.stderr, flush=True)
-    print(f"\nround robin, row against column ({args.h2h_deals:,} duplicate deals each); "
+    print(f"\nround robin, row against column ({deals:,} duplicate deals each); "
           "mbb/g, 95%\n")
     print("| | " + " | ".join(specs) + " | mean |")
     print("|---|" + "---|" * (len(specs) + 1))

@@ -159,27 +159,23 @@ def evaluate(support: GameSupport, strategies: list[str], equilibrium: str, data
             write_batch(data_dir, support.game, [r for r in batch if missing(r)])
             done += len(need)
             bar.update(len(need))
-        if pairs and hasattr(support, "head_to_head_many"):
+        if pairs and hasattr(support, "head_to_head_many"):  # exact games: one matrix
             _pairs_at_once(support, data_dir, pairs, sha, bar, progress)
             done += len(pairs)
-            pairs = []
-        row_of = None
-        batch = []
-        for a, b in pairs:
-            if row_of is None or row_of[0] != a:
-                write_batch(data_dir, support.game, batch)
-                batch = []
-                row_of = (a, support.behaviour(a) if hasattr(support, "behaviour") else None)
-            t0 = time.time()
-            if row_of[1] is not None:
-                v, lo, hi, exact = support.head_to_head(a, b, beh_a=row_of[1])
-            else:
+        else:  # sampled games: pair by pair, stored a row at a time
+            batch = []
+            for k, (a, b) in enumerate(pairs):
+                if k and pairs[k - 1][0] != a:
+                    write_batch(data_dir, support.game, batch)
+                    batch = []
+                t0 = time.time()
                 v, lo, hi, exact = support.head_to_head(a, b)
-            batch.append(Result("head_to_head", a, sha[a], v, strategy_b=b, sha_b=sha[b], ci_low=lo,
-                                ci_high=hi, exact=exact, seconds=time.time() - t0))
-            bar.update(1)
-            done += 1
-        write_batch(data_dir, support.game, batch)
+                batch.append(Result("head_to_head", a, sha[a], v, strategy_b=b, sha_b=sha[b],
+                                    ci_low=lo, ci_high=hi, exact=exact,
+                                    seconds=time.time() - t0))
+                bar.update(1)
+                done += 1
+            write_batch(data_dir, support.game, batch)
     return done
 
 

@@ -143,7 +143,7 @@ class HoldemSupport:
         pol, tree = self._policy(name)
         return seat_value(tree, pol, pol, sample_deals(VALUE_DEALS, 12))
 
-    def head_to_head(self, a: str, b: str, beh_a=None):
+    def head_to_head(self, a: str, b: str):
         pa, ta = self._policy(a)
         pb, tb = self._policy(b)
         if ta.rules != tb.rules:

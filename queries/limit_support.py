@@ -254,9 +254,8 @@ class LimitPokerSupport(GameSupport):
     def value(self, name: str) -> float:
         return expected_value(self.real(), self.behaviour(name))
 
-    def head_to_head(self, a: str, b: str, beh_a: np.ndarray | None = None):
-        beh_a = self.behaviour(a) if beh_a is None else beh_a
-        return head_to_head(self.real(), beh_a, self.behaviour(b)), None, None, True
+    def head_to_head(self, a: str, b: str):
+        return head_to_head(self.real(), self.behaviour(a), self.behaviour(b)), None, None, True
 
     def head_to_head_many(self, names: list[str], progress=None) -> np.ndarray:
         """Exact head-to-head of every pair of ``names`` (``M[i, j]``: i against j), from
