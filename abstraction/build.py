@@ -196,21 +196,21 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
         kwargs = {"random_state": args.seed}
     model = METHODS[args.method](buckets, **kwargs)
     # a killed or failed build resumes from its finished rounds (same parameters and code)
-    ckpt = checkpoint.checkpoint_dir(resolve_data_dir(args.data_dir), name, {
-        "game": args.game, "method": args.method, "buckets": buckets, "seed": args.seed,
-        "n_init": args.n_init, "kmax": args.kmax, "kmax_factor": kmax_factor,
-        "intermediate": kwargs.get("intermediate"), "public_board": args.public_board,
-        "opponent_clusters": opponent_clusters, "recall": recall,
-        "from_strategy": from_strategy, "strategy_rounds": rounds,
-        "vectors": None if vectors is None else _digest(vectors)})
-    try:
-        model.fit(hands, checkpoint=ckpt)
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
-    seconds = time.perf_counter() - t0
-    store.save(model, hands, name, seed=args.seed, seconds=seconds, replace=args.replace,
-               data_dir=args.data_dir)
-    checkpoint.remove(ckpt)
+    with checkpoint.claimed(resolve_data_dir(args.data_dir), name, {
+            "game": args.game, "method": args.method, "buckets": buckets, "seed": args.seed,
+            "n_init": args.n_init, "kmax": args.kmax, "kmax_factor": kmax_factor,
+            "intermediate": kwargs.get("intermediate"), "public_board": args.public_board,
+            "opponent_clusters": opponent_clusters, "recall": recall,
+            "from_strategy": from_strategy, "strategy_rounds": rounds,
+            "vectors": None if vectors is None else _digest(vectors)}) as ckpt:
+        try:
+            model.fit(hands, checkpoint=ckpt)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        seconds = time.perf_counter() - t0
+        store.save(model, hands, name, seed=args.seed, seconds=seconds, replace=args.replace,
+                   data_dir=args.data_dir)
+        checkpoint.remove(ckpt)
     return Built(name, model, hands, seconds)
 
 

@@ -6,16 +6,25 @@ re-run of the same build loads the finished rounds instead of clustering them ag
 directory is ``DATA_DIR/cache/builds/NAME-KEY``: ``KEY`` hashes every parameter of the build
 and the source of the ``abstraction`` package, so a changed option or a changed clustering
 code never resumes from rounds it did not produce. The build removes it once stored.
+
+A live build holds its directory (an exclusive ``flock`` on ``NAME-KEY.lock``, released by the
+kernel when the process dies, even by SIGKILL): a second build of the same name and parameters
+started while the first runs builds without checkpoints, so it neither reads rounds the first
+is writing nor finds them removed under it, and the stale directories of other keys are
+removed only when no live build holds them.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
 import pickle
 import shutil
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 
 def code_fingerprint() -> str:
@@ -29,18 +38,51 @@ def code_fingerprint() -> str:
 
 def checkpoint_dir(data_dir: Path, name: str, params: dict) -> Path:
     """The checkpoint directory of build ``name`` with ``params`` (JSON-serialisable; the
-    code fingerprint is added here). Directories of earlier builds of the same name with
-    other parameters or code are removed: they can never be resumed."""
+    code fingerprint is added here)."""
     key = hashlib.sha256(json.dumps({**params, "code": code_fingerprint()}, sort_keys=True,
                                     default=str).encode()).hexdigest()[:16]
-    root = Path(data_dir) / "cache" / "builds"
-    here = root / f"{name}-{key}"
-    if root.exists():
-        for old in root.glob(f"{name}-*"):
+    return Path(data_dir) / "cache" / "builds" / f"{name}-{key}"
+
+
+@contextmanager
+def claimed(data_dir: Path, name: str, params: dict) -> Iterator[Path | None]:
+    """:func:`checkpoint_dir`, held by this process for the block; None when another live
+    build holds it (this one then builds without checkpoints). Directories of earlier builds
+    of the same name with other parameters or code are removed (they can never be resumed)
+    unless a live build holds them."""
+    here = checkpoint_dir(data_dir, name, params)
+    fd = _try_lock(here)
+    if fd is None:
+        yield None
+        return
+    try:
+        for old in here.parent.glob(f"{name}-*"):
             rest = old.name[len(name) + 1:]
             if old != here and len(rest) == 16 and all(c in "0123456789abcdef" for c in rest):
-                shutil.rmtree(old, ignore_errors=True)
-    return here
+                other = _try_lock(old)
+                if other is not None:
+                    remove(old)
+                    os.close(other)
+        yield here
+    finally:
+        os.close(fd)
+
+
+def _try_lock(directory: Path) -> int | None:
+    """A descriptor holding the exclusive lock of ``directory`` (its ``.lock`` file beside
+    it), or None if another process holds it."""
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(_lock_file(directory), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _lock_file(directory: Path) -> Path:
+    return directory.with_name(directory.name + ".lock")
 
 
 def save_round(directory: Path | None, r: int, result) -> None:
@@ -72,6 +114,7 @@ def load_round(directory: Path | None, r: int):
 
 
 def remove(directory: Path | None) -> None:
-    """Remove a finished build's checkpoints."""
+    """Remove a finished build's checkpoints (by the process holding them)."""
     if directory is not None:
         shutil.rmtree(directory, ignore_errors=True)
+        _lock_file(Path(directory)).unlink(missing_ok=True)

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from abstraction import checkpoint, tree
 from abstraction.build import build
 from schema.errors import UserError
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def buckets_of(built):
@@ -32,7 +38,7 @@ def test_a_failed_build_resumes_from_its_finished_rounds(tmp_path, monkeypatch):
     monkeypatch.setattr(tree, "_parent_task", dies_in_round_2)
     with pytest.raises(KeyboardInterrupt):
         build("rhode-island", "pa", "13,25,125", name="x", data_dir=d)
-    (ckpt,) = (d / "cache" / "builds").iterdir()
+    (ckpt,) = [p for p in (d / "cache" / "builds").iterdir() if p.is_dir()]  # and its .lock
     assert sorted(p.name for p in ckpt.iterdir()) == ["round0.pkl", "round1.pkl"]
 
     def no_earlier_round(features, r, *args):
@@ -48,15 +54,44 @@ def test_a_failed_build_resumes_from_its_finished_rounds(tmp_path, monkeypatch):
 
 def test_other_parameters_do_not_resume(tmp_path):
     params = {"game": "rhode-island", "method": "pa", "buckets": (13, 25, 125), "seed": 0}
-    a = checkpoint.checkpoint_dir(tmp_path, "x", params)
-    checkpoint.save_round(a, 0, "round zero")
-    assert checkpoint.load_round(a, 0) == "round zero"
-    assert checkpoint.checkpoint_dir(tmp_path, "x", params) == a
-    b = checkpoint.checkpoint_dir(tmp_path, "x", {**params, "seed": 1})
-    assert b != a and checkpoint.load_round(b, 0) is None
-    assert not a.exists()  # the stale directory of the same name is removed
+    with checkpoint.claimed(tmp_path, "x", params) as a:
+        checkpoint.save_round(a, 0, "round zero")
+        assert checkpoint.load_round(a, 0) == "round zero"
+    with checkpoint.claimed(tmp_path, "x", params) as again:
+        assert again == a and checkpoint.load_round(again, 0) == "round zero"
+    with checkpoint.claimed(tmp_path, "x", {**params, "seed": 1}) as b:
+        assert b != a and checkpoint.load_round(b, 0) is None
+        assert not a.exists()  # the stale directory of the same name is removed
     assert checkpoint.checkpoint_dir(tmp_path, "y", params) != checkpoint.checkpoint_dir(
         tmp_path, "x", params)
+
+
+def test_a_live_build_keeps_its_checkpoints_to_itself(tmp_path):
+    """A second build of the same name and parameters while the first runs gets no
+    checkpoint directory (it neither resumes the first's rounds nor removes them); a live
+    build of other parameters keeps its directory; once released, it is stale."""
+    params = {"game": "rhode-island", "method": "pa", "buckets": (13, 25, 125), "seed": 0}
+    code = ("import sys, time\n"
+            "from pathlib import Path\n"
+            "from abstraction import checkpoint\n"
+            f"with checkpoint.claimed(Path(sys.argv[1]), 'x', {params!r}) as d:\n"
+            "    checkpoint.save_round(d, 0, 'first')\n"
+            "    print(d, flush=True)\n"
+            "    sys.stdin.readline()\n")
+    first = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], cwd=ROOT,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        held = Path(first.stdout.readline().strip())
+        with checkpoint.claimed(tmp_path, "x", params) as d:
+            assert d is None
+        with checkpoint.claimed(tmp_path, "x", {**params, "seed": 1}) as other:
+            assert other is not None and held.exists()  # not removed under a live build
+            assert checkpoint.load_round(held, 0) == "first"
+    finally:
+        first.communicate("\n", timeout=60)
+    assert first.returncode == 0
+    with checkpoint.claimed(tmp_path, "x", {**params, "seed": 1}):
+        assert not held.exists()  # its holder is gone: stale, removed
 
 
 def test_an_unreadable_round_is_computed_again(tmp_path):
