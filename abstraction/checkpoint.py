@@ -16,7 +16,6 @@ removed only when no live build holds them.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -25,6 +24,8 @@ import shutil
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
+
+from etl.lock import try_file_lock
 
 
 def code_fingerprint() -> str:
@@ -51,37 +52,21 @@ def claimed(data_dir: Path, name: str, params: dict) -> Iterator[Path | None]:
     of the same name with other parameters or code are removed (they can never be resumed)
     unless a live build holds them."""
     here = checkpoint_dir(data_dir, name, params)
-    fd = _try_lock(here)
-    if fd is None:
-        yield None
-        return
-    try:
+    with try_file_lock(_lock_file(here)) as mine:
+        if not mine:
+            yield None
+            return
         for old in here.parent.glob(f"{name}-*"):
             rest = old.name[len(name) + 1:]
             if old != here and len(rest) == 16 and all(c in "0123456789abcdef" for c in rest):
-                other = _try_lock(old)
-                if other is not None:
-                    remove(old)
-                    os.close(other)
+                with try_file_lock(_lock_file(old)) as stale:
+                    if stale:
+                        remove(old)
         yield here
-    finally:
-        os.close(fd)
-
-
-def _try_lock(directory: Path) -> int | None:
-    """A descriptor holding the exclusive lock of ``directory`` (its ``.lock`` file beside
-    it), or None if another process holds it."""
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(_lock_file(directory), os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        return None
-    return fd
 
 
 def _lock_file(directory: Path) -> Path:
+    """The lock a live build holds on its checkpoint directory (beside it)."""
     return directory.with_name(directory.name + ".lock")
 
 

@@ -63,11 +63,31 @@ def _read_pid(fd: int) -> str:
 def file_lock(path: str | os.PathLike) -> Iterator[Path]:
     """Hold an exclusive ``flock`` on ``path`` (created if missing) for the block, waiting
     for another holder: what serialises two writers of the same named build."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = _open_lock(path)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        yield path
+        yield Path(path)
     finally:
         os.close(fd)
+
+
+@contextmanager
+def try_file_lock(path: str | os.PathLike) -> Iterator[bool]:
+    """:func:`file_lock` without waiting: yields whether this process holds the lock for the
+    block (False: another process holds it, and nothing is held)."""
+    fd = _open_lock(path)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+        else:
+            yield True
+    finally:
+        os.close(fd)
+
+
+def _open_lock(path: str | os.PathLike) -> int:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)

@@ -26,12 +26,10 @@ def test_a_failed_build_resumes_from_its_finished_rounds(tmp_path, monkeypatch):
     assert not builds.exists() or not any(builds.iterdir())  # removed once stored
 
     real = tree._parent_task
-    calls = {"n": 0}
 
     def dies_in_round_2(features, r, *args):
         if r == 2:
             raise KeyboardInterrupt  # as Ctrl-C in the middle of the river
-        calls["n"] += 1
         return real(features, r, *args)
 
     d = tmp_path / "b"
@@ -71,7 +69,7 @@ def test_a_live_build_keeps_its_checkpoints_to_itself(tmp_path):
     checkpoint directory (it neither resumes the first's rounds nor removes them); a live
     build of other parameters keeps its directory; once released, it is stale."""
     params = {"game": "rhode-island", "method": "pa", "buckets": (13, 25, 125), "seed": 0}
-    code = ("import sys, time\n"
+    code = ("import sys\n"
             "from pathlib import Path\n"
             "from abstraction import checkpoint\n"
             f"with checkpoint.claimed(Path(sys.argv[1]), 'x', {params!r}) as d:\n"
