@@ -132,8 +132,7 @@ class L1:
     def pairwise(self, x: np.ndarray, c: np.ndarray) -> np.ndarray:
         # scipy's C loop: no (rows x dimension) temporary per centre (18x at 70 x 70 rows of
         # 1,600 actions, a Rhode Island turn parent of a strategy build)
-        return cdist(np.atleast_2d(x).astype(np.float64), np.atleast_2d(c).astype(np.float64),
-                     "cityblock")
+        return cdist(np.atleast_2d(x), np.atleast_2d(c), "cityblock")  # in double precision
 
     def ground(self, c: np.ndarray) -> np.ndarray:
         return self.pairwise(c, c)
