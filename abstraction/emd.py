@@ -19,7 +19,10 @@ the distances between those clusters' centres as ground.
 - ``L1``: the Manhattan distance between strategy vectors (strategy-based abstraction).
 
 A metric's ``pairwise(x, c)`` gives the (n, k) distances from the rows of ``x`` to those of
-``c``; ``ground(c)`` the (k, k) distances between centres, the ground of the round above.
+``c``; ``paired(x, y)`` the distance of each row of ``x`` to the same row of ``y``;
+``ground(c)`` the (k, k) distances between centres, the ground of the round above. ``L1`` and
+``EMDGround`` also compute only some pairs (``where(x, c, need, out)``), which k-means with
+triangle-inequality bounds uses (``abstraction.metric_kmeans``); the others compute whole rows.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import ot  # POT (Python Optimal Transport): the network simplex for a general g
 from scipy.spatial.distance import cdist
 
 from abstraction._emd_kernels import emd_line_pairwise
+from abstraction._metric_kmeans_kernels import l1_paired, l1_where
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,11 @@ class EMDLine:
         cc, _ = self._cdf(np.atleast_2d(c))
         return emd_line_pairwise(cx, cc, gaps)
 
+    def paired(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        cx, gaps = self._cdf(np.atleast_2d(x))
+        cy, _ = self._cdf(np.atleast_2d(y))
+        return (np.abs(cx - cy) * gaps).sum(axis=1)
+
     def ground(self, c: np.ndarray) -> np.ndarray:
         return self.pairwise(c, c)
 
@@ -93,17 +102,25 @@ class EMDGround:
             raise ValueError(f"the ground must be a square matrix, got shape {m.shape}")
         object.__setattr__(self, "matrix", np.ascontiguousarray(m))
 
+    def _one(self, p: np.ndarray, q: np.ndarray) -> float:
+        sp, sq = p > 0, q > 0
+        a, b = p[sp], q[sq]
+        # normalise away rounding so both sides carry exactly the same mass
+        return ot.emd2(a / a.sum(), b / b.sum(), self.matrix[np.ix_(sp, sq)])
+
     def pairwise(self, x: np.ndarray, c: np.ndarray) -> np.ndarray:
         x, c = np.atleast_2d(x), np.atleast_2d(c)
         out = np.empty((len(x), len(c)))
-        for i, p in enumerate(x):
-            sp = p > 0
-            for j, q in enumerate(c):
-                sq = q > 0
-                a, b = p[sp], q[sq]
-                # normalise away rounding so both sides carry exactly the same mass
-                out[i, j] = ot.emd2(a / a.sum(), b / b.sum(), self.matrix[np.ix_(sp, sq)])
+        self.where(x, c, np.ones(out.shape, dtype=bool), out)
         return out
+
+    def where(self, x: np.ndarray, c: np.ndarray, need: np.ndarray, out: np.ndarray) -> None:
+        """``out[i, j]`` = the distance of ``x[i]`` to ``c[j]`` wherever ``need[i, j]``."""
+        for i, j in zip(*np.nonzero(need)):
+            out[i, j] = self._one(x[i], c[j])
+
+    def paired(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return np.array([self._one(p, q) for p, q in zip(np.atleast_2d(x), np.atleast_2d(y))])
 
     def ground(self, c: np.ndarray) -> np.ndarray:
         g = self.pairwise(c, c)
@@ -118,6 +135,9 @@ class Euclidean:
         x, c = np.atleast_2d(x), np.atleast_2d(c)
         d2 = (x * x).sum(1)[:, None] - 2.0 * x @ c.T + (c * c).sum(1)[None, :]
         return np.sqrt(np.maximum(d2, 0.0))
+
+    def paired(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return np.sqrt(((np.atleast_2d(x) - np.atleast_2d(y)) ** 2).sum(axis=1))
 
     def ground(self, c: np.ndarray) -> np.ndarray:
         g = self.pairwise(c, c)
@@ -134,8 +154,19 @@ class L1:
         # 1,600 actions, a Rhode Island turn parent of a strategy build)
         return cdist(np.atleast_2d(x), np.atleast_2d(c), "cityblock")  # in double precision
 
+    def where(self, x: np.ndarray, c: np.ndarray, need: np.ndarray, out: np.ndarray) -> None:
+        """``out[i, j]`` = the distance of ``x[i]`` to ``c[j]`` wherever ``need[i, j]``."""
+        l1_where(_f64(x), _f64(c), need, out)
+
+    def paired(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return l1_paired(_f64(x), _f64(y))
+
     def ground(self, c: np.ndarray) -> np.ndarray:
         return self.pairwise(c, c)
+
+
+def _f64(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(np.atleast_2d(a), dtype=np.float64)
 
 
 def emd(p: np.ndarray, q: np.ndarray, ground: np.ndarray) -> float:

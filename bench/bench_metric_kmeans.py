@@ -6,24 +6,35 @@ build (``--rows`` strategy vectors of ``--dim`` action probabilities, ``--centre
 the L1 distance matrix by a per-centre numpy loop (before) and by ``abstraction.emd.L1``
 (scipy's ``cdist``), and the weighted cluster sums by ``np.add.at`` (before) and by
 ``abstraction.metric_kmeans._means`` (a sparse membership product), with the largest
-difference of each pair.
+difference of each pair. Then the whole error curve of one parent (k = 1..``--kmax``, 4
+seeded restarts and the warm start per k, as a build prices it) with Lloyd scanning every
+distance (before: ``abstraction/metric_kmeans.py`` at git revision ``--before``) and with
+the seeding and Lloyd skipping the pairs the triangle inequality rules out (now), on ``--rows`` rows of a stored Rhode Island
+strategy's turn vectors (``--strategy NAME --data-dir D``; random rows without).
 
     python bench/bench_metric_kmeans.py --rows 70 --centres 70 --dim 1600
+    python bench/bench_metric_kmeans.py --data-dir D --strategy rhode-island-rhode-island-lossless-full-dcfr \
+        --rows 160 --kmax 60
 """
 
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from abstraction import metric_kmeans  # noqa: E402
 from abstraction.emd import L1  # noqa: E402
 from abstraction.metric_kmeans import _means  # noqa: E402
+from abstraction.strategy_features import strategy_vectors  # noqa: E402
 
 
 def l1_loop(x, c):
@@ -43,6 +54,19 @@ def means_add_at(x, w, labels, k, old):
     return out
 
 
+def module_at(rev: str, path: str = "abstraction/metric_kmeans.py"):
+    """``path`` as it was at git revision ``rev`` (the "before" of the curve's row)."""
+    src = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:{path}"], check=True,
+                         capture_output=True, text=True).stdout
+    mod = types.ModuleType(f"before_{rev}")
+    exec(compile(src, f"{rev}:{path}", "exec"), mod.__dict__)
+    return mod
+
+
+def curve(module, x, w, kmax):
+    return module.error_curve(x, w, L1(), kmax, lambda k: 1000 + k, n_init=4)[0]
+
+
 def timed(fn, repeat):
     fn()
     t0 = time.perf_counter()
@@ -57,6 +81,13 @@ def main() -> int:
     ap.add_argument("--centres", type=int, default=70)
     ap.add_argument("--dim", type=int, default=1600)
     ap.add_argument("--repeat", type=int, default=50)
+    ap.add_argument("--kmax", type=int, default=30, help="error curve up to this k")
+    ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--strategy", default=None,
+                    help="a stored Rhode Island strategy: its turn vectors for the curve")
+    ap.add_argument("--before", default="4a7308f",
+                    help="git revision of abstraction/metric_kmeans.py to compare the curve "
+                         "with (default 4a7308f: every distance of every Lloyd step and seeding)")
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     x = rng.random((args.rows, args.dim))
@@ -76,6 +107,26 @@ def main() -> int:
     print("|---|---:|---:|---:|---:|")
     for name, old, new, diff in rows:
         print(f"| {name} | {old * 1e3:.3f} | {new * 1e3:.3f} | {old / new:.1f}x | {diff:.1e} |")
+    if args.strategy:
+        vec = strategy_vectors(args.data_dir, args.strategy, "rhode-island")[2]
+        vec = np.unique(np.round(vec, 12), axis=0)
+        what = f"{args.strategy}'s turn vectors ({len(vec)} distinct, {vec.shape[1]} columns)"
+    else:
+        vec = rng.random((args.rows, args.dim))
+        what = "random rows"
+    pick = rng.choice(len(vec), min(args.rows, len(vec)), replace=False)
+    x = vec[pick]
+    w = rng.random(len(x))
+    w /= w.sum()
+    before = module_at(args.before)
+    t_old, a = timed(lambda: curve(before, x, w, args.kmax), 1)
+    t_new, b = timed(lambda: curve(metric_kmeans, x, w, args.kmax), 1)
+    print(f"\nerror curve k = 1..{args.kmax} of {len(x)} rows of {what}\n")
+    print("| k-means++ seeding and Lloyd | s | speed-up | largest difference of the curves |")
+    print("|---|---:|---:|---:|")
+    print(f"| every distance ({args.before}) | {t_old:.2f} | | |")
+    print(f"| triangle-inequality bounds (now) | {t_new:.2f} | {t_old / t_new:.1f}x | "
+          f"{float(np.abs(a - b).max()):.1e} |")
     return 0
 
 

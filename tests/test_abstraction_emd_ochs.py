@@ -9,12 +9,12 @@ import pytest
 from scipy.optimize import linprog
 
 from abstraction import clustering
-from abstraction.emd import EMDGround, EMDLine, Euclidean, emd
+from abstraction.emd import L1, EMDGround, EMDLine, Euclidean, emd
 from abstraction.games import rhode_island
 from abstraction.hands import GameHands
 from abstraction.methods import OpponentClusterHandStrength, PotentialAwareEMD
 from abstraction.lloyd import LineEMD, incremental_curve
-from abstraction.metric_kmeans import assign, error_curve, kmeans
+from abstraction.metric_kmeans import assign, error_curve, kmeans, lloyd
 from abstraction.ochs import ochs_vectors, opponent_clusters
 from etl.rhode_island import hand_rank3, hand_tree
 
@@ -207,3 +207,59 @@ def test_pa_emd_large_parent_path_gives_a_nested_tree(monkeypatch):
     check_nested(game, fits[0], (13, 25, 125))
     for a, b in zip(fits[0].rounds_, fits[1].rounds_):
         assert np.array_equal(a.bucket, b.bucket)
+
+
+def _full_scan_lloyd(x, w, metric, centres, max_iter=100):
+    """Lloyd with every distance computed (the definition the bounded Lloyd must match)."""
+    def settle(c):
+        d = metric.pairwise(x, c)
+        lab = d.argmin(axis=1)
+        used, lab = np.unique(lab, return_inverse=True)
+        return lab.ravel(), c[used], float(w @ d.min(axis=1))
+    lab, c, cost = settle(centres)
+    best = (lab, c, cost)
+    for _ in range(max_iter):
+        ws = np.bincount(lab, weights=w, minlength=len(c))
+        new = c.copy()
+        for j in range(len(c)):
+            if ws[j] > 0:
+                new[j] = (w[lab == j] @ x[lab == j]) / ws[j]
+        lab2, c2, cost2 = settle(new)
+        if cost2 < best[2] - 1e-15:
+            best = (lab2, c2, cost2)
+        if len(c2) == len(c) and np.array_equal(lab2, lab):
+            break
+        lab, c = lab2, c2
+    return best
+
+
+@pytest.mark.parametrize("which", ["l1", "l1-sparse", "line", "ground", "euclidean"])
+def test_lloyd_skipping_by_the_triangle_inequality_equals_a_full_scan(which):
+    """The bounded Lloyd (Elkan's lower bounds) gives the full scan's labels, centres and cost
+    at every k, under every metric (L1 and a general ground compute single pairs; the others
+    whole rows)."""
+    rng = np.random.default_rng(31)
+    if which.startswith("l1"):
+        # clustered rows, as strategy vectors are: many points settle early
+        base = rng.random((6, 120))
+        x = base[rng.integers(0, 6, 160)] + 0.05 * rng.random((160, 120))
+        if which == "l1-sparse":
+            x[rng.random(x.shape) < 0.6] = 0.0
+        metric = L1()
+    elif which == "line":
+        x, metric = random_histograms(rng, 150, 12), EMDLine.equity_bins(12)
+    elif which == "euclidean":
+        x, metric = rng.random((150, 4)), Euclidean()
+    else:
+        pts = rng.random((5, 2))
+        ground = np.sqrt(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1))
+        x, metric = random_histograms(rng, 40, 5), EMDGround(ground)
+    w = rng.random(len(x))
+    w /= w.sum()
+    for k in (2, 5, 12):
+        start = x[rng.choice(len(x), k, replace=False)]
+        want = _full_scan_lloyd(x, w, metric, start)
+        got = lloyd(x, w, metric, start)
+        assert np.array_equal(got[0], want[0]), k
+        assert np.allclose(got[1], want[1], rtol=0, atol=1e-12)
+        assert got[2] == pytest.approx(want[2], rel=1e-12, abs=1e-15)
