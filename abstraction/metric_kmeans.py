@@ -13,12 +13,16 @@ centres plus the point farthest from them; the second alone can only lower the (
 so the curve never goes up with k.
 
 Lloyd's assignment step skips the distances the triangle inequality rules out (Elkan, "Using
-the triangle inequality to accelerate k-means", ICML 2003): every metric here is one, so a
-lower bound on d(x, c) survives the centre's move as d(x, c) - d(c, c'); a pair is computed
-again only when its bound is not above the point's distance to its own (moved) centre. The
-labels are those of a full scan (ties to the lowest index), the costs the exact distances;
-the skipped pairs were most of the work (several times faster on strategy vectors, and for
-a general-ground EMD it saves transport problems).
+the triangle inequality to accelerate k-means", ICML 2003): every distance here is a metric
+(L1, L2, EMD on a line, and EMD under a ground that is itself one: the distances between the
+next round's centres), so a lower bound on d(x, c) survives the centre's move as
+d(x, c) - d(c, c'); a pair is computed again only when its bound is not above the point's
+distance to its own (moved) centre. The seeding skips a new centre's distance to ``x`` when
+it is more than twice ``x``'s distance away from ``x``'s nearest centre, and hands Lloyd its
+distances as the first lower bounds. Labels, centres and costs are those of a full scan (ties
+to the lowest index; the costs are exact distances); the skipped pairs were most of the work
+(a Rhode Island GS4 13,25,125 build: 256 s against 2,068 s; for a general-ground EMD each
+skipped pair is a transport problem not solved).
 """
 
 from __future__ import annotations
