@@ -12,6 +12,13 @@ kernel when the process dies, even by SIGKILL): a second build of the same name 
 started while the first runs builds without checkpoints, so it neither reads rounds the first
 is writing nor finds them removed under it, and the stale directories of other keys are
 removed only when no live build holds them.
+
+Imperfect-recall builds checkpoint their rounds the same way, and share one more cache across
+builds (:func:`shared_path`, ``DATA_DIR/cache/rounds/``): a round clustered the same way by
+two builds -- the flop and turn of Texas Hold'em's imperfect-recall ``pa-emd`` and ``ochs``,
+each an hour of EMD k-means on the same histograms -- is computed once. Its key hashes the
+clustering's parameters, the code and the input arrays themselves; nothing removes it (it is
+the next build's saving; delete the directory to reclaim the space).
 """
 
 from __future__ import annotations
@@ -24,6 +31,8 @@ import shutil
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
+
+import numpy as np
 
 from etl.lock import try_file_lock
 
@@ -72,30 +81,48 @@ def _lock_file(directory: Path) -> Path:
 
 def save_round(directory: Path | None, r: int, result) -> None:
     """Write round ``r`` atomically (nothing when ``directory`` is None)."""
-    if directory is None:
-        return
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    tmp = directory / f".round{r}.pkl.tmp-{os.getpid()}"
-    try:
-        with open(tmp, "wb") as f:
-            pickle.dump(result, f, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, directory / f"round{r}.pkl")
-    finally:
-        tmp.unlink(missing_ok=True)
+    if directory is not None:
+        save_object(Path(directory) / f"round{r}.pkl", result)
 
 
 def load_round(directory: Path | None, r: int):
     """Round ``r`` as saved, or None (no directory, not saved, or unreadable)."""
-    if directory is None:
-        return None
-    path = Path(directory) / f"round{r}.pkl"
+    return None if directory is None else load_object(Path(directory) / f"round{r}.pkl")
+
+
+def save_object(path: Path, obj) -> None:
+    """Pickle ``obj`` to ``path`` atomically (temp file in the same directory, then rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "wb") as f:
+            pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def load_object(path: Path):
+    """What :func:`save_object` wrote, or None (missing or unreadable)."""
     try:
         with open(path, "rb") as f:
-            result = pickle.load(f)
+            return pickle.load(f)
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
         return None
-    return result
+
+
+def shared_path(directory: Path | None, what: str, params: dict, *arrays) -> Path | None:
+    """Where a round clustered with ``params`` from ``arrays`` is shared between builds
+    (module docstring), given a build's checkpoint ``directory`` (None: not shared)."""
+    if directory is None:
+        return None
+    h = hashlib.sha256(json.dumps({**params, "code": code_fingerprint()}, sort_keys=True,
+                                  default=str).encode())
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype}{a.shape}".encode())
+        h.update(hashlib.blake2b(memoryview(a).cast("B"), digest_size=32).digest())
+    return Path(directory).parent.parent / "rounds" / f"{what}-{h.hexdigest()[:24]}.pkl"
 
 
 def remove(directory: Path | None) -> None:

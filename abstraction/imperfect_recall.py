@@ -45,6 +45,7 @@ import time
 
 import numpy as np
 
+from abstraction.checkpoint import load_object, load_round, save_object, save_round, shared_path
 from abstraction.clustering import Points, kmeans, seed_for
 from abstraction.emd import EMDGround, EMDLine, Euclidean
 from abstraction.hands import GameHands
@@ -164,15 +165,30 @@ def _histogram_rows(hist) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _by_equity_histograms(h, k: int, seed: int, n_init: int, progress: bool = False,
-                          desc: str = "EMD k-means"):
+                          desc: str = "EMD k-means", checkpoint=None):
     """A round clustered on its own by its river-equity histogram under EMD on the
     equity line (bins at their centres): ``line_kmeans`` when the round is large (the mean
     bound makes its assignment exact and fast), else k-means++ restarts under EMD. Returns
-    (RoundResult, error, distinct rows, ``line_kmeans``'s Lloyd steps or None)."""
+    (RoundResult, error, distinct rows, ``line_kmeans``'s Lloyd steps or None). With a
+    build's ``checkpoint`` directory the result is shared with every other build of the data
+    directory that clusters the same rows the same way (``abstraction.checkpoint.shared_path``:
+    imperfect-recall ``pa-emd`` and ``ochs`` share their flop and turn)."""
     x, inverse = _histogram_rows(h.histogram)
     line = EMDLine.equity_bins(x.shape[1])
     w = np.bincount(inverse, weights=h.weight, minlength=len(x))
     w = w / w.sum()
+    shared = shared_path(checkpoint, "emd-line", {"k": k, "seed": seed, "n_init": n_init,
+                                                  "max_iter": LINE_MAX_ITER},
+                         x, w, inverse, h.weight, h.equity)
+    if shared is not None and (saved := load_object(shared)) is not None:
+        return saved
+    out = _cluster_histograms(h, x, inverse, line, w, k, seed, n_init, progress, desc)
+    if shared is not None:
+        save_object(shared, out)
+    return out
+
+
+def _cluster_histograms(h, x, inverse, line, w, k, seed, n_init, progress, desc):
     steps = None
     if len(x) * k <= EXACT_1D_CELLS:
         pts = Points.from_hands(x.astype(np.float64), w, metric=line)
@@ -190,8 +206,8 @@ def _by_equity_histograms(h, k: int, seed: int, n_init: int, progress: bool = Fa
 
 
 def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
-                    random_state: int = 0, n_init: int = 4,
-                    progress: bool = False) -> list[RoundResult]:
+                    random_state: int = 0, n_init: int = 4, progress: bool = False,
+                    checkpoint=None) -> list[RoundResult]:
     """Per round, the imperfect-recall clustering of all its hands (module docstring).
 
     Args:
@@ -202,6 +218,9 @@ def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
             last-round hand; for ``ochs`` with a ``LeafRound``, the river
             (``abstraction.ochs_river.OCHSRiver``: ``cluster`` and ``bucket_stats``).
         progress: a bar over the Lloyd steps of a round clustered by ``line_kmeans``.
+        checkpoint: a directory (``abstraction.checkpoint``) where each finished round is
+            saved and from which a re-run resumes; also shares the flop and turn EMD rounds
+            of Texas Hold'em with other builds.
     """
     if kind not in ("ehs", "emd", "ochs"):
         raise ValueError(f"imperfect recall is built for ehs, emd and ochs, not {kind!r}")
@@ -213,6 +232,11 @@ def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
     out: list[RoundResult | None] = [None] * n_rounds
     metric_of = [None] * n_rounds
     for r in reversed(range(n_rounds)):
+        saved = load_round(checkpoint, r)
+        if saved is not None:
+            out[r], metric_of[r] = saved
+            print(f"round {r}: {out[r].n_buckets} buckets resumed from {checkpoint}", flush=True)
+            continue
         t0 = time.perf_counter()
         steps = None
         feature = kind
@@ -242,7 +266,8 @@ def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
             # the equity line, every hand of the round at once (line_kmeans)
             h = hands.rounds[r]
             res, err, distinct, steps = _by_equity_histograms(
-                h, k, seed, n_init, progress, f"round {r} EMD k-means ({k:,} buckets)")
+                h, k, seed, n_init, progress, f"round {r} EMD k-means ({k:,} buckets)",
+                checkpoint)
             feature = "emd"
         else:
             h = hands.rounds[r]
@@ -275,4 +300,5 @@ def build_imperfect(hands: GameHands, buckets, kind: str, *, last_feature=None,
                                     if distinct <= k else
                                     f"k-means left {k - res.n_buckets} clusters empty")
         out[r] = res
+        save_round(checkpoint, r, (res, metric_of[r]))
     return out

@@ -123,14 +123,15 @@ class _Abstraction:
 
     def fit(self, hands: GameHands, checkpoint=None) -> "_Abstraction":
         """Build the abstraction of ``hands``; returns self. ``checkpoint``: a directory
-        where a perfect-recall build saves each finished round and from which a re-run
-        resumes (``abstraction.checkpoint``; imperfect-recall builds do not use it)."""
+        where the build saves each finished round and from which a re-run resumes
+        (``abstraction.checkpoint``)."""
         buckets = self._check_params(hands)
         if self.recall == "imperfect":
             self.rounds_ = build_imperfect(hands, buckets, KIND_OF_METHOD[self.method],
                                            last_feature=self._last_feature(hands),
                                            random_state=int(self.random_state),
-                                           n_init=self.n_init, progress=self.progress)
+                                           n_init=self.n_init, progress=self.progress,
+                                           checkpoint=checkpoint)
             self.buckets_ = tuple(r.n_buckets for r in self.rounds_)
             return self
         self.rounds_ = build_tree(hands, buckets, self._features(hands, buckets),

@@ -5,11 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from abstraction import checkpoint, tree
+from abstraction import checkpoint, imperfect_recall, tree
 from abstraction.build import build
 from schema.errors import UserError
 
@@ -104,3 +105,59 @@ def test_an_unreadable_round_is_computed_again(tmp_path):
 def test_bad_input_still_one_line_error(tmp_path):
     with pytest.raises(UserError):
         build("rhode-island", "pa", "13,25", data_dir=tmp_path)
+
+
+def test_an_imperfect_recall_build_resumes_from_its_finished_rounds(tmp_path, monkeypatch):
+    """Imperfect recall clusters the last round first; killed in the first round, the re-run
+    clusters only that round (the later rounds' results and their EMD grounds come back)."""
+    args = dict(game="rhode-island", method="pa-emd", buckets="13,25,125", recall="imperfect")
+    whole = build(**args, name="whole", data_dir=tmp_path / "a")
+    real = imperfect_recall._cluster
+    calls = []
+
+    def dies_in_round_0(points, k, *rest):
+        calls.append(k)
+        if len(calls) == 3:  # rounds 2 and 1 are done
+            raise KeyboardInterrupt
+        return real(points, k, *rest)
+
+    d = tmp_path / "b"
+    monkeypatch.setattr(imperfect_recall, "_cluster", dies_in_round_0)
+    with pytest.raises(KeyboardInterrupt):
+        build(**args, name="x", data_dir=d)
+    (ckpt,) = [p for p in (d / "cache" / "builds").iterdir() if p.is_dir()]
+    assert sorted(p.name for p in ckpt.iterdir()) == ["round1.pkl", "round2.pkl"]
+    calls.clear()
+    monkeypatch.setattr(imperfect_recall, "_cluster", lambda points, k, *rest: (
+        calls.append(k), real(points, k, *rest))[1])
+    resumed = build(**args, name="x", data_dir=d)
+    assert calls == [13]  # round 0 only
+    for a, b in zip(buckets_of(whole), buckets_of(resumed)):
+        np.testing.assert_array_equal(a, b)
+    assert not ckpt.exists()
+
+
+def test_equal_emd_rounds_are_clustered_once_for_every_build(tmp_path, monkeypatch):
+    """The flop and turn of Texas Hold'em's imperfect-recall pa-emd and ochs are the same
+    clustering: the second build reads the first one's from the shared cache; other buckets
+    or other histograms are clustered afresh."""
+    rng = np.random.default_rng(5)
+    x = rng.random((300, 10)).astype(np.float32)
+    x /= x.sum(axis=1, keepdims=True)
+    h = SimpleNamespace(histogram=x, weight=rng.random(300), equity=rng.random(300))
+    one = tmp_path / "cache" / "builds" / "one-0123456789abcdef"
+    two = tmp_path / "cache" / "builds" / "two-fedcba9876543210"
+    first = imperfect_recall._by_equity_histograms(h, 12, 7, 2, checkpoint=one)
+    real = imperfect_recall._cluster_histograms
+    computed = []
+    monkeypatch.setattr(imperfect_recall, "_cluster_histograms",
+                        lambda *a: (computed.append(a[5]), real(*a))[1])
+    again = imperfect_recall._by_equity_histograms(h, 12, 7, 2, checkpoint=two)
+    assert computed == []
+    np.testing.assert_array_equal(first[0].bucket, again[0].bucket)
+    assert first[1:] == again[1:]
+    imperfect_recall._by_equity_histograms(h, 11, 7, 2, checkpoint=two)
+    h2 = SimpleNamespace(histogram=x[::-1].copy(), weight=h.weight, equity=h.equity)
+    imperfect_recall._by_equity_histograms(h2, 12, 7, 2, checkpoint=two)
+    imperfect_recall._by_equity_histograms(h, 12, 7, 2)  # no checkpoint: nothing shared
+    assert computed == [11, 12, 12]
