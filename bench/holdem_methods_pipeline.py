@@ -25,8 +25,10 @@ step's output goes to ``LOGS/STEP.log``; the driver prints one line per step sta
 
     python bench/holdem_methods_pipeline.py --data-dir /work/data-holdem --jobs 2
 
-About 5.5 CPU hours of builds (BENCHMARKS.md, "Abstraction methods past GS3"), 9 of solving
-and 1-2 of evaluation: three sessions of a 2-core machine. ``--dry-run`` lists what is left.
+About 4.5 CPU hours of builds (BENCHMARKS.md, "Abstraction methods past GS3"; imperfect-recall
+ochs waits for imperfect-recall pa-emd and reads its flop and turn from the shared round cache
+instead of an hour of clustering them again), 9 of solving and 1-2 of evaluation: more than
+one session of a 2-core machine. ``--dry-run`` lists what is left.
 """
 
 from __future__ import annotations
@@ -108,6 +110,9 @@ def steps(ddir: Path, out_json: Path) -> list[Step]:
         if recall == "imperfect":
             argv += ["--recall", "imperfect"]
         needs = ["etl"]
+        if method == "ochs" and recall == "imperfect":
+            # its flop and turn are imperfect-recall pa-emd's, read from the shared cache
+            needs.append(abstraction_name("pa-emd", "imperfect", "169,9000,9000,9000"))
         if source:
             argv += ["--from-strategy", source]
             needs.append(source)
