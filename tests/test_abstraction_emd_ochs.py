@@ -217,20 +217,18 @@ def _full_scan_lloyd(x, w, metric, centres, max_iter=100):
         used, lab = np.unique(lab, return_inverse=True)
         return lab.ravel(), c[used], float(w @ d.min(axis=1))
     lab, c, cost = settle(centres)
-    best = (lab, c, cost)
+    steps = [(lab, c, cost)]  # every assignment met; the best (first of equals) is the result
     for _ in range(max_iter):
         ws = np.bincount(lab, weights=w, minlength=len(c))
         new = c.copy()
-        for j in range(len(c)):
-            if ws[j] > 0:
-                new[j] = (w[lab == j] @ x[lab == j]) / ws[j]
-        lab2, c2, cost2 = settle(new)
-        if cost2 < best[2] - 1e-15:
-            best = (lab2, c2, cost2)
-        if len(c2) == len(c) and np.array_equal(lab2, lab):
+        for j in np.flatnonzero(ws > 0):
+            new[j] = (w[lab == j] @ x[lab == j]) / ws[j]
+        steps.append(settle(new))
+        repeated = len(steps[-1][1]) == len(c) and np.array_equal(steps[-1][0], lab)
+        lab, c = steps[-1][:2]
+        if repeated:
             break
-        lab, c = lab2, c2
-    return best
+    return min(steps, key=lambda s: s[2])
 
 
 @pytest.mark.parametrize("which", ["l1", "l1-sparse", "line", "ground", "euclidean"])
