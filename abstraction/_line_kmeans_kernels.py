@@ -15,16 +15,23 @@ def assign_by_means(cx, mu, cc, cmu_sorted, corder, gaps, labels, dist):
     """Nearest centre of every cumulative row under ``sum_b |cx[i,b] - cc[j,b]| gaps[b]``,
     scanning the centres outward from the row's mean ``mu[i]`` in the order of their means
     (``cmu_sorted``, the centres ``corder``) and stopping once the gap in means exceeds the
-    best distance: the gap never exceeds the distance, so nothing nearer is skipped. Ties go
-    to the lower centre index, as a full scan's argmin. Writes ``labels`` and ``dist``."""
+    best distance: the gap never exceeds the distance, so nothing nearer is skipped. A row
+    with ``labels[i] >= 0`` on entry (its previous centre) starts from its exact distance to
+    that centre, which cuts the scan and the partial sums from the start. Ties go to the lower
+    centre index, as a full scan's argmin. Writes ``labels`` and ``dist``."""
     n, d = cx.shape
     k = cc.shape[0]
     for i in prange(n):
+        a = labels[i]
+        best = np.inf
+        if a >= 0:
+            best = 0.0
+            for b in range(d - 1):
+                best += abs(np.float64(cx[i, b]) - cc[a, b]) * gaps[b]
+        arg = a
         m = mu[i]
         hi = np.searchsorted(cmu_sorted, m)
         lo = hi - 1
-        best = np.inf
-        arg = -1
         while lo >= 0 or hi < k:
             if hi >= k or (lo >= 0 and m - cmu_sorted[lo] <= cmu_sorted[hi] - m):
                 gap = m - cmu_sorted[lo]
@@ -36,6 +43,8 @@ def assign_by_means(cx, mu, cc, cmu_sorted, corder, gaps, labels, dist):
                 hi += 1
             if gap > best + SLACK:  # the gaps only grow from here
                 break
+            if j == a:
+                continue
             s = 0.0
             for b in range(d - 1):
                 s += abs(np.float64(cx[i, b]) - cc[j, b]) * gaps[b]
@@ -60,3 +69,5 @@ def cumulative_means(cx, gaps):
             s += np.float64(cx[i, b]) * gaps[b]
         out[i] = -s
     return out
+
+

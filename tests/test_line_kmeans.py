@@ -34,9 +34,28 @@ def test_assignment_is_the_full_scan(dtype):
     np.testing.assert_array_equal(labels, emd_line_assign(x.astype(np.float64), c, line.gaps))
     np.testing.assert_allclose(dist, full.min(axis=1), rtol=0, atol=1e-12)
     assert (labels[:10] == np.arange(10, 20)).all()
+    # started from any centre (a Lloyd step starts from the previous one): the same result,
+    # ties included (points on the tied centres started from the higher copy)
+    start = rng.integers(0, len(c), len(x))
+    start[:10] = np.arange(150, 160)
+    again, dist2 = assign(x, c, line.gaps, start=start)
+    np.testing.assert_array_equal(again, labels)
+    np.testing.assert_allclose(dist2, dist, rtol=0, atol=1e-12)
     # the bound the scan stops on: means differ by at most the distance
     mu, cmu = row_means(x, line.gaps), row_means(c, line.gaps)
     assert (np.abs(mu[:, None] - cmu[None, :]) <= full + 1e-12).all()
+
+
+def test_warm_started_steps_give_the_cold_scans_clustering():
+    rng = np.random.default_rng(4)
+    line = EMDLine.equity_bins(16)
+    x = line.cdf(histograms(rng, 4000, 16)).astype(np.float32)
+    w = rng.random(len(x))
+    cold = line_kmeans(x, w / w.sum(), line.gaps, 90, max_iter=20, warm=False)
+    warm = line_kmeans(x, w / w.sum(), line.gaps, 90, max_iter=20)
+    np.testing.assert_array_equal(warm[0], cold[0])
+    np.testing.assert_array_equal(warm[1], cold[1])
+    assert warm[2:] == cold[2:]
 
 
 def test_line_kmeans_returns_k_nonempty_clusters_each_point_at_its_nearest():
