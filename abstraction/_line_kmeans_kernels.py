@@ -11,14 +11,17 @@ SLACK = 1e-9
 
 
 @njit(parallel=True, cache=True)
-def assign_by_means(cx, mu, cc, cmu_sorted, corder, gaps, labels, dist):
+def assign_by_means(cx, mu, cc, cmu_sorted, corder, gaps, labels, dist, px, pc):
     """Nearest centre of every cumulative row under ``sum_b |cx[i,b] - cc[j,b]| gaps[b]``,
     scanning the centres outward from the row's mean ``mu[i]`` in the order of their means
     (``cmu_sorted``, the centres ``corder``) and stopping once the gap in means exceeds the
     best distance: the gap never exceeds the distance, so nothing nearer is skipped. A row
     with ``labels[i] >= 0`` on entry (its previous centre) starts from its exact distance to
-    that centre, which cuts the scan and the partial sums from the start. Ties go to the lower
-    centre index, as a full scan's argmin. Writes ``labels`` and ``dist``."""
+    that centre, which cuts the scan and the partial sums from the start. ``px`` (n, m) and
+    ``pc`` (k, m): ``abs_moments`` of the rows and centres (E|X - t| at m points t); like the
+    mean, two rows' values differ by at most their distance, so a difference beyond the best
+    distance rules the centre out before its distance is summed. Ties go to the lower centre index, as a full scan's argmin.
+    Writes ``labels`` and ``dist``."""
     n, d = cx.shape
     k = cc.shape[0]
     for i in prange(n):
@@ -45,6 +48,13 @@ def assign_by_means(cx, mu, cc, cmu_sorted, corder, gaps, labels, dist):
                 break
             if j == a:
                 continue
+            far = False
+            for t in range(px.shape[1]):
+                if abs(px[i, t] - pc[j, t]) > best + SLACK:
+                    far = True
+                    break
+            if far:
+                continue
             s = 0.0
             for b in range(d - 1):
                 s += abs(np.float64(cx[i, b]) - cc[j, b]) * gaps[b]
@@ -55,6 +65,27 @@ def assign_by_means(cx, mu, cc, cmu_sorted, corder, gaps, labels, dist):
                 arg = j
         labels[i] = arg
         dist[i] = best
+
+
+@njit(parallel=True, cache=True)
+def abs_moments(cx, gaps, ts):
+    """``out[i, t]`` = the integral of the cumulative row ``cx[i]`` (a step function on the
+    support at positions ``0, g_0, g_0 + g_1, ...``) left of ``ts[t]`` minus its integral
+    right of it: E|X - t| up to a constant, for any total mass. Two rows' values differ by at
+    most the integral of |P - Q|, which is exactly the EMD ``assign_by_means`` sums (float64)."""
+    n, d = cx.shape
+    m = len(ts)
+    out = np.zeros((n, m))
+    for i in prange(n):
+        pos = 0.0
+        for b in range(d - 1):
+            g = gaps[b]
+            p = np.float64(cx[i, b])
+            for t in range(m):
+                left = min(max(ts[t] - pos, 0.0), g)
+                out[i, t] += p * (left - (g - left))
+            pos += g
+    return out
 
 
 @njit(parallel=True, cache=True)

@@ -30,12 +30,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from abstraction._line_kmeans_kernels import assign_by_means, cumulative_means
+from abstraction._line_kmeans_kernels import abs_moments, assign_by_means, cumulative_means
 from abstraction._lloyd_kernels import centroid_sums
 from schema.progress import progress_bar
 
 MAX_ITER = 100
 RTOL = 1e-5
+#: where E|X - t| is taken, as fractions of the support's span (each a bound beside the mean's:
+#: |E|X - t| - E|Y - t|| <= EMD(X, Y); ``_line_kmeans_kernels.abs_moments``)
+PIVOTS = (0.25, 0.5, 0.75)
 
 
 def row_means(cx: np.ndarray, gaps: np.ndarray) -> np.ndarray:
@@ -44,21 +47,29 @@ def row_means(cx: np.ndarray, gaps: np.ndarray) -> np.ndarray:
     return cumulative_means(np.ascontiguousarray(cx), np.ascontiguousarray(gaps, dtype=np.float64))
 
 
+def pivot_moments(cx: np.ndarray, gaps: np.ndarray) -> np.ndarray:
+    """E|X - t| of every cumulative row at the ``PIVOTS`` of the support (n, len(PIVOTS))."""
+    gaps = np.ascontiguousarray(gaps, dtype=np.float64)
+    return abs_moments(np.ascontiguousarray(cx), gaps, np.asarray(PIVOTS) * gaps.sum())
+
+
 def assign(cx: np.ndarray, cc: np.ndarray, gaps: np.ndarray,
-           mu: np.ndarray | None = None,
-           start: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+           mu: np.ndarray | None = None, start: np.ndarray | None = None,
+           px: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(nearest centre, its distance) of every cumulative row ``cx`` among the cumulative
-    centre rows ``cc``, exactly as a full scan (ties to the lower centre); ``mu``: the rows'
-    ``row_means`` when already known; ``start``: each row's previous centre, where its scan
-    starts (the result is the same)."""
+    centre rows ``cc``, exactly as a full scan (ties to the lower centre); ``mu`` and ``px``:
+    the rows' ``row_means`` and ``pivot_moments`` when already known; ``start``: each row's
+    previous centre, where its scan starts (the result is the same)."""
     gaps = np.ascontiguousarray(gaps, dtype=np.float64)
     cc = np.ascontiguousarray(cc, dtype=np.float64)
     mu = row_means(cx, gaps) if mu is None else mu
+    px = pivot_moments(cx, gaps) if px is None else px
     cmu = row_means(cc, gaps)
     order = np.argsort(cmu, kind="stable")
     labels = np.full(len(cx), -1, dtype=np.int64) if start is None else start.astype(np.int64)
     dist = np.empty(len(cx))
-    assign_by_means(cx, mu, cc, np.ascontiguousarray(cmu[order]), order, gaps, labels, dist)
+    assign_by_means(cx, mu, cc, np.ascontiguousarray(cmu[order]), order, gaps, labels, dist,
+                    px, pivot_moments(cc, gaps))
     return labels, dist
 
 
@@ -96,9 +107,10 @@ def line_kmeans(cx: np.ndarray, w: np.ndarray, gaps: np.ndarray, k: int,
         raise ValueError(f"k must be at least 1, got {k}")
     k = min(int(k), n)
     mu = row_means(cx, gaps)
+    px = pivot_moments(cx, gaps)
     cc = cx[_quantile_seeds(mu, w, k)].astype(np.float64)
     bar = progress_bar(total=max_iter, desc=desc, unit="step", disable=not progress)
-    labels, dist = assign(cx, cc, gaps, mu)
+    labels, dist = assign(cx, cc, gaps, mu, px=px)
     err = float(w @ dist)
     bar.set_postfix(err=f"{err:.6g}")
     steps = 0
@@ -112,7 +124,7 @@ def line_kmeans(cx: np.ndarray, w: np.ndarray, gaps: np.ndarray, k: int,
         if len(empty):  # re-seed at the farthest points
             far = np.argsort(-dist, kind="stable")[:len(empty)]
             new[empty[:len(far)]] = cx[far]
-        lab2, dist2 = assign(cx, new, gaps, mu, start=labels if warm else None)
+        lab2, dist2 = assign(cx, new, gaps, mu, start=labels if warm else None, px=px)
         err2 = float(w @ dist2)
         bar.update(1)
         if err2 >= err and not len(empty):
