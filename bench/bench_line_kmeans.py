@@ -9,6 +9,13 @@ The imperfect-recall flop (1,286,792 distinct river-equity histograms, 50 bins; 
 prints each one's seconds and whether labels, centres and error agree.
 
     python bench/bench_line_kmeans.py --data-dir D --k 9000 --steps 8
+
+``--curve``: instead, the perfect-recall ``pa-emd``'s work on one flop parent -- the
+incremental Lloyd error curve (``abstraction.lloyd``, k = 1..``--k``) of the ``--rows`` flop
+histograms nearest equity 0.55 -- with a full scan per assignment (``emd_line_assign``, as
+before) and with ``LineEMD``'s bounded scan (now).
+
+    python bench/bench_line_kmeans.py --data-dir D --curve --rows 64000 --k 120
 """
 
 from __future__ import annotations
@@ -23,7 +30,9 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from abstraction._emd_kernels import emd_line_assign  # noqa: E402
 from abstraction.line_kmeans import line_kmeans  # noqa: E402
+from abstraction.lloyd import LineEMD, incremental_curve  # noqa: E402
 from abstraction.emd import EMDLine  # noqa: E402
 from abstraction.holdem import holdem_hands  # noqa: E402
 
@@ -34,7 +43,11 @@ def main() -> int:
     ap.add_argument("--round", type=int, default=1, choices=(1, 2), help="1 flop, 2 turn")
     ap.add_argument("--k", type=int, default=9000)
     ap.add_argument("--steps", type=int, default=8, help="Lloyd steps (the builder caps at 30)")
+    ap.add_argument("--curve", action="store_true", help="a pa-emd flop parent's error curve")
+    ap.add_argument("--rows", type=int, default=64000, help="--curve: the parent's hands")
     args = ap.parse_args()
+    if args.curve:
+        return curve(args)
     h = holdem_hands(args.data_dir).rounds[args.round]
     x, inverse = h.histogram.distinct()
     w = np.bincount(inverse, weights=h.weight, minlength=len(x))
@@ -56,6 +69,36 @@ def main() -> int:
     print(f"| {b_label} | {b[3]} | {b[4]:.1f} | {a[4] / b[4]:.1f}x | {b[2]:.6g} |")
     print(f"\nlabels equal: {np.array_equal(a[0], b[0])}; largest centre difference: "
           f"{float(np.abs(a[1] - b[1]).max()):.1e}")
+    return 0
+
+
+class FullScan(LineEMD):
+    """``LineEMD`` with the assignment it had before: every centre, partial sums only."""
+
+    def assign(self, x, c):
+        return emd_line_assign(x, np.ascontiguousarray(c), self.gaps)
+
+
+def curve(args) -> int:
+    x, _ = holdem_hands(args.data_dir).rounds[1].histogram.distinct()
+    line = EMDLine.equity_bins(x.shape[1])
+    mean = x @ line.positions
+    cx = line.cdf(x[np.argsort(np.abs(mean - 0.55), kind="stable")[:args.rows]])
+    w = np.random.default_rng(0).random(len(cx))
+    w /= w.sum()
+    out = {}
+    for label, dist in (("full scan (before)", FullScan(line.gaps)),
+                        ("bounded scan (now)", LineEMD(line.gaps))):
+        t0 = time.perf_counter()
+        c, _ = incremental_curve(cx, w, args.k, 7, dist=dist)
+        out[label] = (time.perf_counter() - t0, c)
+    (a_label, (ta, ca)), (b_label, (tb, cb)) = out.items()
+    print(f"\nerror curve k = 1..{args.k} of {len(cx):,} flop histograms (nearest equity 0.55)\n")
+    print("| assignment | s | speed-up | error at the last k |")
+    print("|---|---:|---:|---:|")
+    print(f"| {a_label} | {ta:.1f} | | {float(ca[-1])!r} |")
+    print(f"| {b_label} | {tb:.1f} | {ta / tb:.2f}x | {float(cb[-1])!r} |")
+    print(f"\ncurves equal: {np.array_equal(ca, cb)}")
     return 0
 
 
