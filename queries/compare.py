@@ -31,10 +31,10 @@ from typing import Callable
 import duckdb
 import numpy as np
 
-from abstraction.build import build, summary_lines
 from queries import holdem_compare
 from queries.evaluations import Result, stored_keys, write_batch
 from queries.limit_support import LimitPokerSupport
+from queries.builds import build_abstraction  # noqa: F401 (experiment, tests)
 from queries.parallel_solve import solve_parallel
 from queries.report import write_report
 from queries.support import GameSupport, Options
@@ -76,19 +76,6 @@ def game_support(game: str, data_dir: Path) -> "GameSupport":
     if game not in reg:
         raise UserError(f"compare does not support game {game!r}; choose from {', '.join(sorted(reg))}")
     return reg[game](Path(data_dir))
-
-def build_abstraction(data_dir: Path, method: str, buckets: str | None, name: str,
-                      seed: int = 0, public_board: bool = False, from_strategy: str | None = None,
-                      recall: str = "perfect", replace: bool = False) -> None:
-    """Build a Rhode Island abstraction the way ``cli.py build-abstraction`` does
-    (``public_board``: played with the public cards visible, ``--public-board``;
-    ``from_strategy``: the solved strategy a ``strategy`` (GS4) build clusters by,
-    ``--from-strategy``; ``recall``: ``--recall``; ``replace``: ``--replace``)."""
-    print("\n".join(summary_lines(build(
-        game="rhode-island", method=method, buckets=buckets, name=name, seed=seed, workers=1,
-        n_init=4, public_board=public_board, data_dir=str(data_dir), from_strategy=from_strategy,
-        recall=recall, replace=replace))))
-
 
 def check_report_dir(folder: str | Path) -> Path:
     """Refuse a ``--report`` folder that cannot be written before any work is done.
@@ -272,7 +259,7 @@ def add_solve_options(p: argparse.ArgumentParser, target_default: float = 1.0) -
                         "each abstraction by its stored strategy")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--jobs", type=int, default=1,
-                   help="solves run side by side, each in its own process on cores/jobs "
+                   help="solves (and the experiments' builds) run side by side, each in its own process on cores/jobs "
                         "threads (default 1)")
 
 

@@ -58,6 +58,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 from abstraction.imperfect_recall import KIND_OF_METHOD
 from abstraction.methods import METHODS
@@ -65,7 +66,7 @@ from queries import rules_experiment
 from queries.compare import (add_solve_options, build_abstraction, check_report_dir, compare,
                              game_support, options_from)
 from queries.limit_support import RhodeIslandSupport
-from queries.parallel_solve import solve_parallel
+from queries.parallel_solve import build_parallel, solve_parallel
 from queries.report import write_report
 from queries.support import GameSupport
 from queries.tables import print_tables
@@ -159,7 +160,9 @@ def _granularity(args, data_dir: Path, public_board: bool, title: str) -> int:
     t0 = time.time()
     support = RhodeIslandSupport(data_dir)
     have = set(support._abstractions())
-    names, gs4 = [], []
+    names, gs4, builds = [], [], []
+    if LOSSLESS not in have:
+        builds.append((LOSSLESS, dict(method="lossless", buckets=None, seed=args.seed)))
     for buckets in RI_GRANULARITIES:
         for token in methods:
             name = ri_name(token, buckets) + ("-public" if public_board else "")
@@ -167,11 +170,10 @@ def _granularity(args, data_dir: Path, public_board: bool, title: str) -> int:
             if method == "strategy":
                 gs4.append((buckets, name))  # built below, from the lossless game's strategy
             elif name not in have:
-                build_abstraction(data_dir, method, buckets, name, seed=args.seed,
-                                  public_board=public_board, recall=recall)
+                builds.append((name, dict(method=method, buckets=buckets, seed=args.seed,
+                                          public_board=public_board, recall=recall)))
             names.append(name)
-    if LOSSLESS not in have:
-        build_abstraction(data_dir, "lossless", None, LOSSLESS, seed=args.seed)
+    build_all(data_dir, builds, options)
     # public board: the lossless game is the real game; solved tighter, it is the reference
     reference = public_board and options.equilibrium is None
     lossless_options = options.for_equilibrium() if reference else options
@@ -195,7 +197,8 @@ def _granularity(args, data_dir: Path, public_board: bool, title: str) -> int:
         solved[LOSSLESS] = support.ensure_strategy(entry, lossless_options)
     if gs4:
         build_strategy_abstractions(support, data_dir, gs4, solved[LOSSLESS], seed=args.seed,
-                                    public_board=public_board, rebuild=not options.report_only)
+                                    public_board=public_board, rebuild=not options.report_only,
+                                    jobs=options.jobs, progress=options.progress)
         if parallel:
             solve_parallel(game_support, support.game, data_dir,
                            [(n, options) for _, n in reversed(gs4)], options.jobs,
@@ -258,16 +261,28 @@ def strategy_builds(data_dir: Path) -> dict[str, tuple[str | None, object]]:
                 for a in s.query(Abstraction).filter(Abstraction.method == "strategy").all()}
 
 
+def build_all(data_dir: Path, builds: list[tuple[str, dict]], options) -> None:
+    """Build ``(name, build_abstraction kwargs)`` one after another, or ``--jobs`` at a time
+    in processes of their own (``queries.parallel_solve.build_parallel``)."""
+    if options.jobs > 1 and len(builds) > 1:
+        build_parallel(data_dir, builds, options.jobs, options.progress)
+        return
+    for name, kwargs in builds:
+        build_abstraction(data_dir, name=name, **kwargs)
+
+
 def build_strategy_abstractions(support: GameSupport, data_dir: Path,
                                 builds: list[tuple[str, str]], source: str, seed: int = 0,
-                                public_board: bool = False, rebuild: bool = True) -> None:
+                                public_board: bool = False, rebuild: bool = True,
+                                jobs: int = 1, progress: bool = False) -> None:
     """Build the GS4 abstractions ``builds`` (``(buckets, name)``) from strategy ``source``
-    (``build-abstraction --method strategy --from-strategy SOURCE``). A stored one is kept
-    when it was built from ``source`` after ``source`` was last solved; else, with
-    ``rebuild``, it is rebuilt (``--replace``; its strategies are then of an earlier build
-    and solved again), without, kept as it is."""
+    (``build-abstraction --method strategy --from-strategy SOURCE``), ``jobs`` at a time. A
+    stored one is kept when it was built from ``source`` after ``source`` was last solved;
+    else, with ``rebuild``, it is rebuilt (``--replace``; its strategies are then of an
+    earlier build and solved again), without, kept as it is."""
     solved = support._runs()[source]["created"]
     stored = strategy_builds(data_dir)
+    todo = []
     for buckets, name in builds:
         if name in stored:
             was, built = stored[name]
@@ -276,9 +291,10 @@ def build_strategy_abstractions(support: GameSupport, data_dir: Path,
             print(f"{name}: rebuilt, from {source}"
                   + (f" (it was built from {was})" if was != source
                      else " (solved again since it was built)"))
-        build_abstraction(data_dir, "strategy", buckets, name, seed=seed,
-                          public_board=public_board, from_strategy=source,
-                          replace=name in stored)
+        todo.append((name, dict(method="strategy", buckets=buckets, seed=seed,
+                                public_board=public_board, from_strategy=source,
+                                replace=name in stored)))
+    build_all(data_dir, todo, SimpleNamespace(jobs=jobs, progress=progress))
 
 
 def side_by_side(data_dir: Path, game: str, methods=RI_METHODS) -> list[str]:

@@ -1,4 +1,5 @@
-"""Solve the missing strategies of a comparison in several processes (``--jobs N``).
+"""Solve the missing strategies of a comparison, and build its missing abstractions, in several
+processes (``--jobs N``).
 
 A comparison's abstract games are independent: each is solved by one process that opens the
 data directory itself, resumes the strategy's own checkpoint and stores the result the way a
@@ -7,6 +8,8 @@ The sequential pass that follows then finds every strategy stored and only evalu
 worker runs its numba kernels on ``cpu_count // jobs`` threads, so ``--jobs 2`` on two cores
 runs two single-threaded solves side by side (the type-form DCFR scales poorly past one thread
 on small games, so two solves at once finish about twice as fast as one after the other).
+Builds (``build_parallel``) are single-threaded and independent in the same way: each worker
+builds and stores one abstraction as ``cli.py build-abstraction`` does.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
+from queries.builds import build_abstraction
 from schema.progress import progress_bar
 
 
@@ -31,17 +35,42 @@ def _solve_one(factory: Callable, game: str, data_dir: str, name: str, options: 
     return name, strategy, time.time() - t0
 
 
+def _build_one(data_dir: str, name: str, kwargs: dict) -> tuple[str, str, float]:
+    t0 = time.time()
+    build_abstraction(Path(data_dir), name=name, **kwargs)
+    return name, name, time.time() - t0
+
+
 def solve_parallel(factory: Callable, game: str, data_dir: Path, tasks: list[tuple[str, Any]],
                    jobs: int, progress: bool = True) -> dict[str, str]:
     """Make sure every ``(name, options)`` in ``tasks`` has a stored strategy, ``jobs`` at a
     time; ``{name: strategy}``. ``factory(game, data_dir)`` (a module-level function, as it
     is sent to the workers) gives the game's comparison support (``queries.compare``), whose
     ``ensure_strategy(entry, options)`` solves or reuses; ``options`` is its ``Options``.
-    A name listed twice is solved once, with its first options. A worker's error is raised here after the running solves are stopped (their checkpoints
-    stay, so a re-run resumes them)."""
+    A name listed twice is solved once, with its first options. A worker's error is raised
+    here after the running solves are stopped (their checkpoints stay, so a re-run resumes
+    them)."""
     unique: dict[str, Any] = {}
     for name, options in tasks:
         unique.setdefault(name, options)
+    return _run(_solve_one, [(factory, game, str(data_dir), name, options)
+                             for name, options in unique.items()],
+                jobs, progress, "solve", "solved")
+
+
+def build_parallel(data_dir: Path, tasks: list[tuple[str, dict]], jobs: int,
+                   progress: bool = True) -> None:
+    """Build and store every ``(name, kwargs)`` of ``tasks`` (``build_abstraction(data_dir,
+    name=name, **kwargs)``), ``jobs`` at a time. A worker's error is raised here after the
+    running builds are stopped (their finished rounds stay, so a re-run resumes them)."""
+    _run(_build_one, [(str(data_dir), name, kwargs) for name, kwargs in tasks], jobs,
+         progress, "build", "built")
+
+
+def _run(fn: Callable, calls: list[tuple], jobs: int, progress: bool, what: str,
+         done_word: str) -> dict[str, str]:
+    """``fn(*call)`` for every call in ``jobs`` spawned processes (``cpu_count // jobs`` numba
+    threads each); each returns (name, result, seconds); ``{name: result}``."""
     if jobs < 1:
         raise ValueError("jobs must be at least 1")
     threads = max(1, (os.cpu_count() or 1) // jobs)
@@ -56,24 +85,28 @@ def solve_parallel(factory: Callable, game: str, data_dir: Path, tasks: list[tup
             os.environ.pop("NUMBA_NUM_THREADS", None)
         else:
             os.environ["NUMBA_NUM_THREADS"] = saved
-    bar = progress_bar(total=len(unique), desc=f"solve ({jobs} jobs)", unit="solve",
+    bar = progress_bar(total=len(calls), desc=f"{what} ({jobs} jobs)", unit=what,
                        disable=not progress)
     try:
-        with pool:
-            pending = {pool.submit(_solve_one, factory, game, str(data_dir), name, options)
-                       for name, options in unique.items()}
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    name, strategy, seconds = fut.result()  # a worker's error stops here
-                    done[name] = strategy
-                    bar.update(1)
-                    bar.write(f"solved {name} -> {strategy} ({seconds:.0f}s)")
+        pending = {pool.submit(fn, *call) for call in calls}
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                name, result, seconds = fut.result()  # a worker's error stops here
+                done[name] = result
+                bar.update(1)
+                bar.write(f"{done_word} {name}" + (f" -> {result}" if result != name
+                                                   else "") + f" ({seconds:.0f}s)")
     except BaseException:
-        for proc in list(getattr(pool, "_processes", {}).values()):
-            proc.terminate()  # a solve stopped mid-way resumes from its checkpoint
-        pool.shutdown(wait=False, cancel_futures=True)
+        # the running ones are stopped, not waited for (a re-run resumes their checkpoints)
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            proc.terminate()
+        # joined, not left running: with wait=False the pool's manager thread can still try
+        # to replace a finished worker after shutdown has dropped its process table (3.11)
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
+    else:
+        pool.shutdown(wait=True)
     finally:
         bar.close()
     return done

@@ -27,7 +27,7 @@ class Options:
     equilibrium_time_limit: float | None = None
     equilibrium_iterations: int | None = None
     progress: bool = True
-    jobs: int = 1                       # solves run side by side (queries.parallel_solve)
+    jobs: int = 1                       # solves and experiment builds side by side (queries.parallel_solve)
 
     def for_equilibrium(self) -> "Options":
         """These options with the reference equilibrium's target and limits."""

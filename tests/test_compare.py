@@ -18,6 +18,7 @@ from solve.games.compile import compile_game
 from solve.games.rules import kuhn, leduc
 from solve.algorithms.lp import solve_lp
 from solve.runs import store_strategy
+from schema.errors import UserError
 
 KUHN_VALUE = -1 / 18
 
@@ -166,7 +167,6 @@ def test_strategies_and_checkpoints_of_an_earlier_build_are_not_used(tmp_path, c
     from schema.catalog import session_scope
     from schema.catalog_abstraction import Abstraction
     from schema.catalog_solve import SolveRun
-    from schema.errors import UserError
     from solve.abstractions import load_abstraction, predates, refuse_stale_checkpoint
 
     assert cli.main(["--data-dir", str(tmp_path), "build-abstraction", "--game", "rhode-island",
@@ -261,6 +261,26 @@ def test_parallel_solves_store_what_sequential_solves_store(tmp_path):
         assert done[n] == f"rhode-island-{n}-dcfr"
         assert par.sha(done[n]) == seq.sha(done[n])
         assert par._runs()[done[n]]["iterations"] == 20
+
+
+def test_parallel_builds_store_what_sequential_builds_store(tmp_path, capsys):
+    # the experiment's --jobs 2: each abstraction built in its own process, stored as the
+    # CLI stores it (the same buckets); a worker's bad build is raised here
+    from abstraction.store import load_buckets
+    from queries.builds import build_abstraction
+    from queries.parallel_solve import build_parallel
+
+    tasks = [("a", dict(method="pa", buckets="13,20,40", seed=3)),
+             ("b", dict(method="eb", buckets="13,20,40", seed=3, recall="imperfect"))]
+    build_parallel(tmp_path / "par", tasks, jobs=2, progress=False)
+    for name, kwargs in tasks:
+        build_abstraction(tmp_path / "seq", name=name, **kwargs)
+        for r in range(3):
+            assert load_buckets(name, r, tmp_path / "par").equals(
+                load_buckets(name, r, tmp_path / "seq"))
+    assert "built a" in capsys.readouterr().err
+    with pytest.raises(UserError, match="exists"):
+        build_parallel(tmp_path / "par", tasks[:1], jobs=2, progress=False)
 
 
 def test_side_by_side_pairs_the_hidden_and_public_runs_of_each_build(monkeypatch):
