@@ -259,8 +259,8 @@ def add_solve_options(p: argparse.ArgumentParser, target_default: float = 1.0) -
                         "each abstraction by its stored strategy")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--jobs", type=int, default=1,
-                   help="solves (and the experiments' builds) run side by side, each in its own process on cores/jobs "
-                        "threads (default 1)")
+                   help="solves (and the experiments' builds) run side by side, each in its "
+                        "own process on cores/jobs threads (default 1)")
 
 
 def options_from(args) -> Options:
