@@ -28,7 +28,7 @@ step's output goes to ``LOGS/STEP.log``; the driver prints one line per step sta
 Cost: the builds took about 5.5 CPU hours as measured in BENCHMARKS.md ("Abstraction methods
 past GS3"), before imperfect-recall ochs read its flop and turn from imperfect-recall pa-emd's
 (the shared round cache: an hour saved) and before the EMD assignment's E|X - t| bounds
-(2.4x on the imperfect-recall flop's Lloyd steps, 1.45x on a perfect-recall flop parent's
+(2.4x on the imperfect-recall flop's Lloyd steps, 1.85x on a perfect-recall flop parent's
 curve; not yet re-measured on whole builds); then 9 CPU hours of solving and 1-2 of
 evaluation: more than one session of a 2-core machine, hence resumable. ``--dry-run`` lists what is left.
 """
