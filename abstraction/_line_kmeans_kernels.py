@@ -20,8 +20,8 @@ def assign_by_means(cx, mu, cc, cmu_sorted, corder, gaps, labels, dist, px, pc):
     that centre, which cuts the scan and the partial sums from the start. ``px`` (n, m) and
     ``pc`` (k, m): ``abs_moments`` of the rows and centres (E|X - t| at m points t); like the
     mean, two rows' values differ by at most their distance, so a difference beyond the best
-    distance rules the centre out before its distance is summed. Ties go to the lower centre index, as a full scan's argmin.
-    Writes ``labels`` and ``dist``."""
+    distance rules the centre out before its distance is summed. Ties go to the lower centre
+    index, as a full scan's argmin. Writes ``labels`` and ``dist``."""
     n, d = cx.shape
     k = cc.shape[0]
     for i in prange(n):
@@ -100,5 +100,3 @@ def cumulative_means(cx, gaps):
             s += np.float64(cx[i, b]) * gaps[b]
         out[i] = -s
     return out
-
-

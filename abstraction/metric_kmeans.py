@@ -50,11 +50,8 @@ def _means(x, w, labels, k, old):
 
 def assign(x, w, metric, centres):
     """Nearest centre of every row; unused centres dropped. Returns (labels, centres, cost)."""
-    d = metric.pairwise(x, centres)
-    labels = d.argmin(axis=1)
-    cost = float(w @ d[np.arange(len(x)), labels])
-    used, labels = np.unique(labels, return_inverse=True)
-    return labels.ravel(), centres[used], cost
+    labels, cents, cost, _ = _settle(w, metric.pairwise(x, centres), centres)
+    return labels, cents, cost
 
 
 def _seed(x, w, metric, k, rng):
@@ -156,7 +153,7 @@ def kmeans(x, w, metric, k: int, seed: int, n_init: int, warm=None):
         far = x[int(np.argmax(dw.min(axis=1)))]
         start = np.vstack([warm, far])
         dist = np.hstack([dw, metric.pairwise(x, far[None, :])])
-        labels, cents, cost, _ = _settle(w, dist, start)  # = assign(x, w, metric, start)
+        labels, cents, cost, _ = _settle(w, dist, start)  # assign(), from the distances in hand
         for run in ((labels, cents, cost), lloyd(x, w, metric, start, dist=dist)):
             if run[2] < best[2]:
                 best = run

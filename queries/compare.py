@@ -34,7 +34,6 @@ import numpy as np
 from queries import holdem_compare
 from queries.evaluations import Result, stored_keys, write_batch
 from queries.limit_support import LimitPokerSupport
-from queries.builds import build_abstraction  # noqa: F401 (experiment, tests)
 from queries.parallel_solve import solve_parallel
 from queries.report import write_report
 from queries.support import GameSupport, Options

@@ -58,13 +58,13 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
 
 from abstraction.imperfect_recall import KIND_OF_METHOD
 from abstraction.methods import METHODS
 from queries import rules_experiment
-from queries.compare import (add_solve_options, build_abstraction, check_report_dir, compare,
+from queries.compare import (add_solve_options, check_report_dir, compare,
                              game_support, options_from)
+from queries.builds import build_abstraction
 from queries.limit_support import RhodeIslandSupport
 from queries.parallel_solve import build_parallel, solve_parallel
 from queries.report import write_report
@@ -173,7 +173,7 @@ def _granularity(args, data_dir: Path, public_board: bool, title: str) -> int:
                 builds.append((name, dict(method=method, buckets=buckets, seed=args.seed,
                                           public_board=public_board, recall=recall)))
             names.append(name)
-    build_all(data_dir, builds, options)
+    build_all(data_dir, builds, options.jobs, options.progress)
     # public board: the lossless game is the real game; solved tighter, it is the reference
     reference = public_board and options.equilibrium is None
     lossless_options = options.for_equilibrium() if reference else options
@@ -261,11 +261,12 @@ def strategy_builds(data_dir: Path) -> dict[str, tuple[str | None, object]]:
                 for a in s.query(Abstraction).filter(Abstraction.method == "strategy").all()}
 
 
-def build_all(data_dir: Path, builds: list[tuple[str, dict]], options) -> None:
-    """Build ``(name, build_abstraction kwargs)`` one after another, or ``--jobs`` at a time
+def build_all(data_dir: Path, builds: list[tuple[str, dict]], jobs: int,
+              progress: bool) -> None:
+    """Build ``(name, build_abstraction kwargs)`` one after another, or ``jobs`` at a time
     in processes of their own (``queries.parallel_solve.build_parallel``)."""
-    if options.jobs > 1 and len(builds) > 1:
-        build_parallel(data_dir, builds, options.jobs, options.progress)
+    if jobs > 1 and len(builds) > 1:
+        build_parallel(data_dir, builds, jobs, progress)
         return
     for name, kwargs in builds:
         build_abstraction(data_dir, name=name, **kwargs)
@@ -294,7 +295,7 @@ def build_strategy_abstractions(support: GameSupport, data_dir: Path,
         todo.append((name, dict(method="strategy", buckets=buckets, seed=seed,
                                 public_board=public_board, from_strategy=source,
                                 replace=name in stored)))
-    build_all(data_dir, todo, SimpleNamespace(jobs=jobs, progress=progress))
+    build_all(data_dir, todo, jobs, progress)
 
 
 def side_by_side(data_dir: Path, game: str, methods=RI_METHODS) -> list[str]:

@@ -85,10 +85,10 @@ def test_report_dir_checked_before_any_work(tmp_path, capsys, monkeypatch):
 
 
 def test_experiment_builds_abstractions_like_the_cli(tmp_path):
-    # compare.build_abstraction (used by `experiment` on a fresh data dir) failed with
+    # queries.builds.build_abstraction (used by `experiment` on a fresh data dir) failed with
     # AttributeError: 'Namespace' object has no attribute 'public_board'
     from abstraction import store
-    from queries.compare import build_abstraction
+    from queries.builds import build_abstraction
 
     build_abstraction(tmp_path, "eb", "13,25,125", "ri-eb", seed=0)
     assert store.exists("ri-eb", tmp_path)

@@ -21,7 +21,7 @@ import pytest
 import cli
 from abstraction import store
 from queries import experiment
-from queries.compare import build_abstraction
+from queries.builds import build_abstraction
 from queries.limit_support import RhodeIslandSupport
 from schema.catalog import session_scope
 from schema.catalog_abstraction import Abstraction
