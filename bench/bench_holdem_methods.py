@@ -10,13 +10,19 @@ also plays every pair (the same duplicate deals for each) and prints the matrix.
 
 A strategy may be taken at one of its checkpoints as ``NAME@ITERATIONS`` (the weights
 ``checkpoint/average-ITERATIONS.npy`` that ``solve --keep-averages`` keeps; also while the run
-is still going). Prints a Markdown table; ``--json`` also writes the figures.
+is still going). Prints a Markdown table; ``--json`` also writes the figures. With ``--cache
+DIR`` every row and head-to-head pair is kept as it is computed (keyed by the strategies, their
+iterations and the evaluation's parameters), so a stopped comparison resumes and a later one
+with more strategies reuses them (``holdem_methods_pipeline.py`` evaluates each strategy as its
+solve ends and plays the round robin last).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -43,7 +49,112 @@ def strategy(spec: str, ddir: Path, cache: dict):
             entry.get("clock", meta.get("clock", "wall")))
 
 
-def main() -> int:
+def identity(spec: str, ddir: Path) -> dict:
+    """What a figure of ``spec`` depends on besides the evaluation's own parameters: the run and
+    the iterations of the strategy read (a run resumed further is another strategy)."""
+    name, _, at = spec.partition("@")
+    return {"spec": spec, "iterations": int(at) if at else stored_iterations(ddir, name)}
+
+
+class Results:
+    """Figures already computed, one JSON file per key in ``directory`` (written atomically),
+    so an interrupted comparison resumes and separate runs share rows and pairs; no directory:
+    nothing is kept."""
+
+    def __init__(self, directory: Path | None):
+        self.dir = directory
+        if directory is not None:
+            directory.mkdir(parents=True, exist_ok=True)
+
+    def _path(self, key: dict) -> Path:
+        digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
+        return self.dir / f"{key['kind']}-{digest}.json"
+
+    def get(self, key: dict):
+        if self.dir is None:
+            return None
+        try:
+            stored = json.loads(self._path(key).read_text())
+        except (OSError, ValueError):
+            return None
+        return stored["value"] if stored.get("key") == key else None
+
+    def put(self, key: dict, value) -> None:
+        if self.dir is None:
+            return
+        path = self._path(key)
+        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+        tmp.write_text(json.dumps({"key": key, "value": value}, default=float))
+        tmp.replace(path)
+
+
+class Strategies:
+    """The compared strategies, each loaded when first needed (a comparison whose figures are
+    all stored loads none)."""
+
+    def __init__(self, ddir: Path):
+        self.ddir, self._trees, self._loaded = ddir, {}, {}
+
+    def __getitem__(self, spec: str):
+        if spec not in self._loaded:
+            self._loaded[spec] = strategy(spec, self.ddir, self._trees)
+        return self._loaded[spec]
+
+
+def pair_match(results: Results, pols: Strategies, ddir: Path, a: str, b: str, deals: int,
+               seed: int) -> tuple[float, float]:
+    """A's winnings against B (mean, 95% half-width; ``deals`` duplicate deals of ``seed``),
+    stored under the unordered pair: a duplicate match of B against A on the same deals is
+    exactly the negative."""
+    first, second = sorted((a, b))
+    key = {"kind": "pair", "a": identity(first, ddir), "b": identity(second, ddir),
+           "deals": deals, "seed": seed}
+    got = results.get(key)
+    if got is None:
+        e = duplicate_match(pols[first][1], pols[first][0], pols[second][0], deals, seed=seed)
+        got = [e.mean, e.half_width]
+        results.put(key, got)
+    mean, hw = got
+    return (mean, hw) if a == first else (-mean, hw)
+
+
+def evaluate_row(spec: str, ref_spec: str, args, results: Results, pols: Strategies,
+                 cat: dict) -> dict:
+    """One strategy's row: its abstraction, size and solve, its LBR bound, the baselines and
+    head-to-head against the reference (stored and read back under its parameters)."""
+    key = {"kind": "row", "strategy": identity(spec, args.data_dir),
+           "lbr_boards": args.lbr_boards, "baseline_deals": args.baseline_deals}
+    row = results.get(key)
+    if row is None:
+        t0 = time.perf_counter()
+        pol, tree, abstraction, iters, seconds, clock = pols[spec]
+        method, built, perfect = cat.get(abstraction, ("?", "?", True))
+        row = {"strategy": spec, "abstraction": abstraction, "method": method,
+               "recall": "perfect" if perfect else "imperfect", "buckets": built,
+               "information_sets": tree.information_sets(pol.buckets.n_buckets),
+               "iterations": iters, "solve_seconds": seconds, "clock": clock}
+        if args.lbr_boards:
+            lbr, s0, s1 = board_lbr(tree, pol, args.lbr_boards, seed=2024)
+            row.update(lbr=lbr.mean, lbr_hw=lbr.half_width, lbr_seat0=s0.mean,
+                       lbr_seat1=s1.mean)
+        for base, make in (("call", Policy.always_call), ("raise", Policy.always_raise)):
+            e = duplicate_match(tree, pol, make(tree, pol.buckets), args.baseline_deals, seed=22)
+            row[f"vs_{base}"], row[f"vs_{base}_hw"] = e.mean, e.half_width
+        row["eval_seconds"] = round(time.perf_counter() - t0, 1)
+        results.put(key, row)
+    row = dict(row)
+    if spec != ref_spec:
+        row["h2h"], row["h2h_hw"] = pair_match(results, pols, args.data_dir, spec, ref_spec,
+                                               args.h2h_deals, H2H_SEED)
+    return row
+
+
+#: the duplicate deals of every head-to-head (against the reference and in the round robin,
+#: so the reference's pairs are computed once)
+H2H_SEED = 21
+
+
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", required=True, type=Path)
     ap.add_argument("strategies", nargs="+", help="NAME or NAME@ITERATIONS")
@@ -55,69 +166,59 @@ def main() -> int:
     ap.add_argument("--round-robin", action="store_true",
                     help="also head-to-head of every pair (--h2h-deals each)")
     ap.add_argument("--json", default=None, help="also write the figures here")
-    args = ap.parse_args()
-    cache: dict = {}
+    ap.add_argument("--cache", type=Path, default=None,
+                    help="keep every figure here as it is computed and reuse what is there "
+                         "(resumable; runs with the same data share rows and pairs)")
+    args = ap.parse_args(argv)
     ref_spec = args.reference or args.strategies[0]
-    ref, ref_tree, *_ = strategy(ref_spec, args.data_dir, cache)
     with session_scope(args.data_dir) as s:
         cat = {a.name: (a.method, a.built, a.perfect_recall)
                for a in s.query(Abstraction).all()}
-    rows, loaded = [], []
+    results, pols = Results(args.cache), Strategies(args.data_dir)
+    rows = []
     for spec in args.strategies:
-        t0 = time.perf_counter()
-        pol, tree, abstraction, iters, seconds, clock = strategy(spec, args.data_dir, cache)
-        loaded.append((pol, tree))
-        method, built, perfect = cat.get(abstraction, ("?", "?", True))
-        row = {"strategy": spec, "abstraction": abstraction, "method": method,
-               "recall": "perfect" if perfect else "imperfect", "buckets": built,
-               "information_sets": tree.information_sets(pol.buckets.n_buckets),
-               "iterations": iters, "solve_seconds": seconds,
-               "clock": clock}
-        lbr = board_lbr(tree, pol, args.lbr_boards, seed=2024)[0] if args.lbr_boards else None
-        if lbr is not None:
-            row.update(lbr=lbr.mean, lbr_hw=lbr.half_width)
-        for base, make in (("call", Policy.always_call), ("raise", Policy.always_raise)):
-            e = duplicate_match(tree, pol, make(tree, pol.buckets), args.baseline_deals, seed=22)
-            row[f"vs_{base}"], row[f"vs_{base}_hw"] = e.mean, e.half_width
-        if spec != ref_spec:
-            e = duplicate_match(tree, pol, ref, args.h2h_deals, seed=21)
-            row["h2h"], row["h2h_hw"] = e.mean, e.half_width
-        row["eval_seconds"] = round(time.perf_counter() - t0, 1)
-        rows.append(row)
-        print(f"{spec}: evaluated in {row['eval_seconds']:.0f}s", file=sys.stderr, flush=True)
+        rows.append(evaluate_row(spec, ref_spec, args, results, pols, cat))
+        print(f"{spec}: evaluated ({rows[-1]['eval_seconds']:.0f}s)", file=sys.stderr,
+              flush=True)
     print(f"\nhead-to-head against {ref_spec} ({args.h2h_deals:,} duplicate deals), LBR over "
           f"{args.lbr_boards} boards, baselines {args.baseline_deals:,} deals; mbb/g, 95%\n")
     print("| strategy | method | recall | buckets | information sets | iterations | solve s | "
-          "LBR | vs always-call | vs always-raise | h2h |")
+          "LBR (as SB / as BB) | vs always-call | vs always-raise | h2h |")
     print("|---|---|---|---|---:|---:|---:|---|---|---|---|")
     for r in rows:
         def cell(k):
             return f"{r[k]:+.1f} +- {r[k + '_hw']:.1f}" if k in r else ""
+        seats = f" ({r['lbr_seat0']:.0f} / {r['lbr_seat1']:.0f})" if "lbr_seat0" in r else ""
         print(f"| {r['strategy']} | {r['method']} | {r['recall']} | {r['buckets']} | "
               f"{r['information_sets']:,} | {r['iterations']:,} | {r['solve_seconds']:.0f} "
-              f"({r['clock']}) | {cell('lbr')} | {cell('vs_call')} | {cell('vs_raise')} | "
+              f"({r['clock']}) | {cell('lbr')}{seats} | {cell('vs_call')} | {cell('vs_raise')} | "
               f"{cell('h2h')} |")
-    matrix = round_robin(args.strategies, loaded, args.h2h_deals) if args.round_robin else []
+    matrix = (round_robin(args.strategies, results, pols, args.data_dir, args.h2h_deals)
+              if args.round_robin else [])
     if args.json:
-        Path(args.json).write_text(json.dumps({"rows": rows, "round_robin": matrix}, indent=1,
-                                              default=float))
+        out = Path(args.json)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+        tmp.write_text(json.dumps({"rows": rows, "round_robin": matrix}, indent=1,
+                                  default=float))
+        tmp.replace(out)
     return 0
 
 
-def round_robin(specs: list[str], pols: list[tuple], deals: int) -> list[dict]:
-    """Head-to-head of every pair of ``specs`` (their loaded (policy, tree)s; row against
-    column, ``deals`` duplicate deals, the same for every pair), printed as a Markdown matrix;
-    returns the pairs."""
+def round_robin(specs: list[str], results: Results, pols: Strategies, ddir: Path,
+                deals: int) -> list[dict]:
+    """Head-to-head of every pair of ``specs`` (row against column, ``deals`` duplicate deals,
+    the same for every pair), printed as a Markdown matrix; returns the pairs."""
     out, cells, vals = [], {}, {}
     for i in range(len(specs)):
         for j in range(i + 1, len(specs)):
             t0 = time.perf_counter()
-            e = duplicate_match(pols[i][1], pols[i][0], pols[j][0], deals, seed=23)
-            cells[i, j] = f"{e.mean:+.1f} +- {e.half_width:.1f}"
-            cells[j, i] = f"{-e.mean:+.1f} +- {e.half_width:.1f}"
-            vals[i, j], vals[j, i] = e.mean, -e.mean
-            out.append({"a": specs[i], "b": specs[j], "h2h": e.mean, "h2h_hw": e.half_width})
-            print(f"{specs[i]} vs {specs[j]}: {e.mean:+.1f} +- {e.half_width:.1f} "
+            mean, hw = pair_match(results, pols, ddir, specs[i], specs[j], deals, H2H_SEED)
+            cells[i, j] = f"{mean:+.1f} +- {hw:.1f}"
+            cells[j, i] = f"{-mean:+.1f} +- {hw:.1f}"
+            vals[i, j], vals[j, i] = mean, -mean
+            out.append({"a": specs[i], "b": specs[j], "h2h": mean, "h2h_hw": hw})
+            print(f"{specs[i]} vs {specs[j]}: {mean:+.1f} +- {hw:.1f} "
                   f"[{time.perf_counter() - t0:.0f}s]", file=sys.stderr, flush=True)
     print(f"\nround robin, row against column ({deals:,} duplicate deals each); "
           "mbb/g, 95%\n")

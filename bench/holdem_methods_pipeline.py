@@ -13,8 +13,10 @@ order that respects what each needs:
 3. one CPU hour of solving each (the public sampler, plain regret matching, linear averaging,
    10-minute checkpoints with a 50-board evaluation): the GS4 source first, then
    ``strategy`` 20/800/4800/28800 built from its strategy and solved like the others;
-4. ``bench_holdem_methods.py``: 400-board LBR, the baselines, 700,000-deal duplicate
-   head-to-head against ``pa`` and the round robin, written to ``--json`` and printed.
+4. ``bench_holdem_methods.py`` on each strategy as its solve ends (``eval-RUN``: 400-board
+   LBR, the baselines, 700,000-deal duplicate head-to-head against ``pa``), then the round
+   robin of all eight (``compare``), every figure kept in ``DATA_DIR/holdem-methods-figures``
+   as it is computed; the table written to ``--json`` and printed.
 
 The order prefers what unblocks the most: the short builds, the GS4 source solve (the
 strategy build waits on it), then the hour-long builds beside the solves. A step whose result
@@ -22,6 +24,10 @@ is stored is skipped (an abstraction in the catalog, a solve's
 ``run.json``); a solve with a checkpoint resumes it (``--resume``) and a build resumes its
 saved rounds, so the same command continues after a stop, a crash or a new session. Each
 step's output goes to ``LOGS/STEP.log``; the driver prints one line per step started or ended.
+One driver per data directory at a time. Ctrl-C or SIGTERM to the driver stops the running
+steps the way Ctrl-C stops them by hand (a solve finishes its chunk and checkpoints, a build
+keeps its finished rounds) and waits for them, so the driver can be stopped and re-started
+(e.g. with other ``--jobs``) losing seconds, not a checkpoint interval.
 
     python bench/holdem_methods_pipeline.py --data-dir /work/data-holdem --jobs 2
 
@@ -37,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -47,6 +54,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from abstraction.store import list_abstractions  # noqa: E402
+from etl.lock import try_file_lock  # noqa: E402
+from schema.interrupt import deferred_stop  # noqa: E402
 
 FULL = "20,800,4800,28800"
 SOLVE_FLAGS = ["--sampler", "public", "--regret", "vanilla", "--averaging", "linear",
@@ -70,16 +79,20 @@ SOLVES = {"pa-pcs-1t": "holdem-pa-" + FULL.replace(",", "-"),
           "pa-emd-ir-pcs-1t": "holdem-pa-emd-ir-169-9000-9000-9000",
           "ochs-ir-pcs-1t": "holdem-ochs-ir-169-9000-9000-28232",
           "strategy-pcs-1t": "holdem-strategy-" + FULL.replace(",", "-")}
-#: the order steps start in when several could
+#: the order steps start in when several could: what unblocks the most first, then the
+#: longest chain (imperfect-recall pa-emd's hour-long flop and turn, which ochs-ir reads) early
 PRIORITY = ["etl", "holdem-pa-169-800-4800-28800", "holdem-pa-20-800-4800-28800",
             "pa169-pcs-1t", "holdem-eb-20-800-4800-28800", "holdem-eb-ir-169-9000-9000-9000",
-            "holdem-strategy-20-800-4800-28800", "pa-pcs-1t", "strategy-pcs-1t", "eb-pcs-1t",
-            "eb-ir-pcs-1t", "holdem-pa-emd-20-800-4800-28800",
-            "holdem-ochs-20-800-4800-28800", "pa-emd-pcs-1t", "ochs-pcs-1t",
+            "holdem-strategy-20-800-4800-28800", "pa-pcs-1t",
             "holdem-pa-emd-ir-169-9000-9000-9000", "holdem-ochs-ir-169-9000-9000-28232",
-            "pa-emd-ir-pcs-1t", "ochs-ir-pcs-1t", "compare"]
+            "strategy-pcs-1t", "eb-pcs-1t", "eb-ir-pcs-1t", "holdem-pa-emd-20-800-4800-28800",
+            "holdem-ochs-20-800-4800-28800", "pa-emd-pcs-1t", "ochs-pcs-1t",
+            "pa-emd-ir-pcs-1t", "ochs-ir-pcs-1t"]
 COMPARED = ["pa-pcs-1t", "eb-pcs-1t", "pa-emd-pcs-1t", "ochs-pcs-1t", "strategy-pcs-1t",
             "eb-ir-pcs-1t", "pa-emd-ir-pcs-1t", "ochs-ir-pcs-1t"]
+PRIORITY += [f"eval-{run}" for run in COMPARED] + ["compare"]
+#: the comparison's parameters (each strategy's row and the round robin alike)
+EVALUATION = ["--reference", COMPARED[0], "--h2h-deals", "700000", "--lbr-boards", "400"]
 
 
 @dataclass
@@ -95,12 +108,18 @@ class Step:
 #: OCHS build 13-14.5, solves 2.2-7.5; the comparison holds all eight policies)
 MEMORY = {"etl": 6.0, "holdem-ochs-20-800-4800-28800": 9.0,
           "holdem-pa-emd-ir-169-9000-9000-9000": 9.0,
-          "holdem-ochs-ir-169-9000-9000-28232": 14.5, "compare": 18.0}
+          "holdem-ochs-ir-169-9000-9000-28232": 14.5, "compare": 18.0,
+          **{f"eval-{run}": 8.0 for run in COMPARED}}
 
 
 def abstraction_name(method: str, recall: str, buckets: str) -> str:
     return ("holdem-" + method + ("-ir" if recall == "imperfect" else "") + "-"
             + buckets.replace(",", "-"))
+
+
+def figures(ddir: Path) -> Path:
+    """Where every figure of the comparison is kept as computed (``--cache``)."""
+    return ddir / "holdem-methods-figures"
 
 
 def steps(ddir: Path, out_json: Path) -> list[Step]:
@@ -123,14 +142,20 @@ def steps(ddir: Path, out_json: Path) -> list[Step]:
         argv = cli + ["solve", "--game", "holdem", "--abstraction", abstraction, *SOLVE_FLAGS,
                       "--name", run]
         out.append(Step(run, argv, [abstraction]))
-    out.append(Step("compare", [sys.executable, str(ROOT / "bench" / "bench_holdem_methods.py"),
-                                "--data-dir", str(ddir), *COMPARED, "--reference", COMPARED[0],
-                                "--h2h-deals", "700000", "--lbr-boards", "400",
-                                "--round-robin", "--json", str(out_json)],
-                    list(COMPARED), threads=2))
+    bench = [sys.executable, str(ROOT / "bench" / "bench_holdem_methods.py"), "--data-dir",
+             str(ddir), "--cache", str(figures(ddir)), *EVALUATION]
+    for run in COMPARED:
+        out.append(Step(f"eval-{run}", bench + [run, "--json", str(_eval_json(ddir, run))],
+                        sorted({run, COMPARED[0]})))
+    out.append(Step("compare", bench + [*COMPARED, "--round-robin", "--json", str(out_json)],
+                    [f"eval-{run}" for run in COMPARED], threads=2))
     for st in out:
         st.memory = MEMORY.get(st.name, st.memory)
     return sorted(out, key=lambda st: PRIORITY.index(st.name))
+
+
+def _eval_json(ddir: Path, run: str) -> Path:
+    return figures(ddir) / "rows" / f"{run}.json"
 
 
 def done(step: Step, ddir: Path, out_json: Path) -> bool:
@@ -138,6 +163,8 @@ def done(step: Step, ddir: Path, out_json: Path) -> bool:
         return False  # incremental: seconds when every table is there, and it checks them
     if step.name == "compare":
         return out_json.exists()
+    if step.name.startswith("eval-"):
+        return _eval_json(ddir, step.name[len("eval-"):]).exists()
     if step.name in SOLVES:
         return (ddir / "strategies" / step.name / "run.json").exists()
     return step.name in {a["name"] for a in list_abstractions(ddir)}
@@ -178,9 +205,28 @@ def main() -> int:
         for s in left:
             print(f"{s.name}: {' '.join(command(s, ddir))}")
         return 0
+    with try_file_lock(ddir / ".locks" / "holdem-methods-pipeline.lock") as mine:
+        if not mine:
+            print(f"error: another holdem_methods_pipeline.py is driving {ddir}", file=sys.stderr)
+            return 2
+        with deferred_stop() as stop:
+            return drive(plan, left, finished, args, ddir, logs, out_json, stop)
+
+
+def drive(plan: list[Step], left: list[Step], finished: set[str], args, ddir: Path,
+          logs: Path, out_json: Path, stop) -> int:
+    """Run the steps ``left`` (see the module docstring); on a stop request, Ctrl-C every
+    running step, wait for them and return 130."""
     running: dict[str, tuple[subprocess.Popen, float]] = {}
     failed: set[str] = set()
+    stopping = False
     while left or running:
+        if stop.requested and not stopping:
+            stopping = True
+            print(f"{time.strftime('%H:%M:%S')} stopping: {', '.join(running) or 'nothing'} "
+                  "running (each keeps its work; re-run to resume)", flush=True)
+            for proc, _ in running.values():
+                proc.send_signal(signal.SIGINT)
         for name, (proc, t0) in list(running.items()):
             if proc.poll() is None:
                 continue
@@ -189,10 +235,17 @@ def main() -> int:
             if proc.returncode == 0:
                 finished.add(name)
                 print(f"{when} done {name} ({time.time() - t0:.0f} s)", flush=True)
+            elif stopping:
+                print(f"{when} stopped {name} (exit {proc.returncode})", flush=True)
             else:
                 failed.add(name)
                 print(f"{when} FAILED {name} (exit {proc.returncode}; {logs / name}.log)",
                       flush=True)
+        if stopping:
+            if not running:
+                return 130
+            time.sleep(1)
+            continue
         blocked = [s for s in left if any(n in failed for n in s.needs)]
         for s in blocked:
             failed.add(s.name)
@@ -208,8 +261,10 @@ def main() -> int:
             env = {**os.environ, "NUMBA_NUM_THREADS": str(s.threads),
                    "OPENBLAS_NUM_THREADS": str(s.threads), "OMP_NUM_THREADS": str(s.threads)}
             with open(logs / f"{s.name}.log", "a") as log:
+                # its own process group: a Ctrl-C at the terminal reaches the driver only,
+                # which passes it on (and waits)
                 proc = subprocess.Popen(command(s, ddir), stdout=log, stderr=subprocess.STDOUT,
-                                        env=env, cwd=ROOT)
+                                        env=env, cwd=ROOT, start_new_session=True)
             running[s.name] = (proc, time.time())
             left.remove(s)
             print(f"{time.strftime('%H:%M:%S')} started {s.name}", flush=True)
@@ -222,7 +277,6 @@ def main() -> int:
         return 1
     print(out_json.read_text() if out_json.exists() else "")
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

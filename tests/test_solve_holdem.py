@@ -2,6 +2,7 @@
 best response against brute force, duplicate matches, LBR, CFR+ resume, CLI and SQL."""
 
 import itertools
+import json
 
 import numpy as np
 import pandas as pd
@@ -223,3 +224,42 @@ def test_four_rounds_with_one_bucket_per_round():
     assert value == pytest.approx(-seat_value(tree, pol, brp, deals), abs=1e-9)
     lbr, _, _ = local_best_response(tree, Policy.always_call(tree, b), 200, seed=3)
     assert lbr.mean - lbr.half_width > 0  # LBR sees its cards; always-call never folds
+
+
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+def test_cli_solve_checkpoints_on_ctrl_c_and_runs_once_per_name(tmp_path, capsys, monkeypatch,
+                                                                signame):
+    """Ctrl-C or SIGTERM in a solve: the running chunk finishes, a checkpoint is saved
+    (exit 130, no strategy stored) and --resume goes on from it; a second solve of the same
+    name while one runs is refused with one line."""
+    import os
+    import signal
+
+    from etl.lock import try_file_lock
+
+    args = ["solve", "--game", "holdem", "--abstraction", "synthetic:3,6", "--max-bets", "2",
+            "--name", "c", "--lbr-deals", "0", "--h2h-deals", "50", "--sampler", "chance"]
+    calls = []
+    real = HoldemCFR.iterate
+
+    def iterate(self, n):
+        real(self, n)
+        calls.append(self.iteration_)
+        if len(calls) == 3:
+            os.kill(os.getpid(), getattr(signal, signame))
+
+    monkeypatch.setattr(HoldemCFR, "iterate", iterate)
+    assert run(tmp_path, *args, "--iterations", "10000000") == 130
+    err = capsys.readouterr().err
+    assert f"stopped at {calls[2]:,} iterations" in err and "interrupted" in err
+    ck = tmp_path / "strategies" / "c" / "checkpoint" / "state.json"
+    assert json.loads(ck.read_text())["iteration"] == calls[2]
+    assert not (tmp_path / "strategies" / "c" / "run.json").exists()
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the handlers are given back
+    with try_file_lock(tmp_path / ".locks" / "solve-c.lock") as mine:
+        assert mine
+        assert run(tmp_path, *args, "--iterations", "20", "--resume") == 2
+    assert "another solve of 'c' is running" in capsys.readouterr().err
+    monkeypatch.setattr(HoldemCFR, "iterate", real)
+    assert run(tmp_path, *args, "--iterations", str(calls[2] + 500), "--resume") == 0
+    assert f"iterations={calls[2] + 500}" in capsys.readouterr().out

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
+from etl.lock import try_file_lock
 from schema.errors import UserError
+from schema.interrupt import deferred_stop
 from schema.paths import data_dir as resolve_data_dir
 from schema.progress import progress_bar
 from solve.abstractions import built_at, refuse_stale_checkpoint
@@ -151,6 +153,16 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
 
     if not _NAME.match(name):
         raise UserError(f"strategy name {name!r} must be letters, digits, '_', '.', '+', '-'")
+    with try_file_lock(ddir / ".locks" / f"solve-{name}.lock") as mine:
+        if not mine:
+            raise UserError(f"another solve of {name!r} is running in this data directory "
+                            "(wait for it, or stop it: it checkpoints on Ctrl-C)")
+        return _solve_locked(args, ddir, name, label, clock, unit)
+
+
+def _solve_locked(args: HoldemSolveOptions, ddir: Path, name: str, label: str, clock,
+                  unit: str) -> int:
+    """:func:`solve_holdem` once it holds the run's lock (one solve per name at a time)."""
     out_dir = ddir / "strategies" / name
     ckpt = out_dir / "checkpoint"
     if args.resume and not (ckpt / "state.json").exists():
@@ -212,30 +224,38 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
     bar = progress_bar(total=round(limit) if limit else target, unit="s" if limit else "it",
                desc=f"{label} holdem {buckets.name}",
                initial=min(round(solve_seconds), round(limit)) if limit else solver.iteration_)
-    chunk, last_ckpt = solver.first_chunk, solve_seconds
+    # checkpoints stay on the --checkpoint-minutes grid when a run resumes from between two
+    chunk, last_ckpt = solver.first_chunk, (solve_seconds // every) * every
     try:
-        while True:
-            if target is not None and solver.iteration_ >= target:
-                break
-            if limit is not None and solve_seconds >= limit:
-                break
-            step = chunk if target is None else min(chunk, target - solver.iteration_)
-            ts, tw = clock(), time.perf_counter()
-            solver.iterate(step)
-            took, took_wall = clock() - ts, time.perf_counter() - tw
-            solve_seconds += took
-            # ~2 s (wall) chunks
-            chunk = int(min(max(step * 2.0 / max(took_wall, 1e-3), 1), 5_000_000))
-            bar.update(min(round(solve_seconds), round(limit)) - bar.n if limit else step)
-            bar.set_postfix(it=f"{solver.iteration_:,}",
-                            rate=f"{step / max(took, 1e-9):,.0f} it/{unit}")
-            if solve_seconds - last_ckpt >= every:
-                last_ckpt = solve_seconds
-                e = evaluate()
-                solver.save(ckpt, state())
-                if args.keep_averages:
-                    _atomic_npy(ckpt / f"average-{solver.iteration_}.npy", solver.average_)
-                bar.write(_line(e))
+        with deferred_stop() as stop:  # Ctrl-C / SIGTERM: finish the chunk, checkpoint, stop
+            while True:
+                if target is not None and solver.iteration_ >= target:
+                    break
+                if limit is not None and solve_seconds >= limit:
+                    break
+                step = chunk if target is None else min(chunk, target - solver.iteration_)
+                ts, tw = clock(), time.perf_counter()
+                solver.iterate(step)
+                took, took_wall = clock() - ts, time.perf_counter() - tw
+                solve_seconds += took
+                # ~2 s (wall) chunks
+                chunk = int(min(max(step * 2.0 / max(took_wall, 1e-3), 1), 5_000_000))
+                bar.update(min(round(solve_seconds), round(limit)) - bar.n if limit else step)
+                bar.set_postfix(it=f"{solver.iteration_:,}",
+                                rate=f"{step / max(took, 1e-9):,.0f} it/{unit}")
+                if stop.requested:
+                    solver.save(ckpt, state())  # no evaluation: stop promptly
+                    bar.write(f"{name}: stopped at {solver.iteration_:,} iterations, "
+                              f"{solve_seconds:,.0f} {unit}; checkpoint saved "
+                              "(--resume continues)")
+                    raise KeyboardInterrupt
+                if solve_seconds - last_ckpt >= every:
+                    last_ckpt = (solve_seconds // every) * every
+                    e = evaluate()
+                    solver.save(ckpt, state())
+                    if args.keep_averages:
+                        _atomic_npy(ckpt / f"average-{solver.iteration_}.npy", solver.average_)
+                    bar.write(_line(e))
     finally:
         bar.close()
     if not log or log[-1]["iterations"] != solver.iteration_:

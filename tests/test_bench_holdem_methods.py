@@ -1,0 +1,62 @@
+"""``bench/bench_holdem_methods.py``'s stored figures (issue 20's Hold'em comparison): a
+comparison re-run with ``--cache`` computes nothing again and prints the same figures; the
+head-to-head stored for an unordered pair is the exact negative of the other order."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+
+import cli
+from solve.holdem.evaluate import duplicate_match
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_bench():
+    spec = importlib.util.spec_from_file_location("bench_holdem_methods",
+                                                  ROOT / "bench" / "bench_holdem_methods.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_comparison_resumes_from_its_cache(tmp_path, monkeypatch, capsys):
+    for name, sampler in (("a", "chance"), ("b", "public"), ("c", "chance")):
+        assert cli.main(["--data-dir", str(tmp_path), "solve", "--game", "holdem",
+                         "--abstraction", "synthetic:2,4", "--max-bets", "2", "--name", name,
+                         "--sampler", sampler, "--iterations", "300" if sampler == "chance"
+                         else "20", "--lbr-deals", "0", "--h2h-deals", "50",
+                         "--seed", str(ord(name))]) == 0
+    bench = load_bench()
+    argv = ["--data-dir", str(tmp_path), "a", "b", "c", "--reference", "b", "--h2h-deals",
+            "400", "--baseline-deals", "200", "--lbr-boards", "2", "--round-robin",
+            "--cache", str(tmp_path / "figures")]
+    assert bench.main(argv + ["--json", str(tmp_path / "one.json")]) == 0
+    first = json.loads((tmp_path / "one.json").read_text())
+    capsys.readouterr()
+    # 3 rows + 3 pairs (the two against the reference are the round robin's too)
+    assert len(list((tmp_path / "figures").glob("*.json"))) == 6
+
+    def refuse(*_a, **_k):
+        raise AssertionError("recomputed a stored figure")
+
+    monkeypatch.setattr(bench, "board_lbr", refuse)
+    monkeypatch.setattr(bench, "duplicate_match", refuse)
+    monkeypatch.setattr(bench, "strategy", refuse)
+    assert bench.main(argv + ["--json", str(tmp_path / "two.json")]) == 0
+    second = json.loads((tmp_path / "two.json").read_text())
+    assert second["round_robin"] == first["round_robin"]
+    assert second["rows"] == first["rows"]
+    rr = {(p["a"], p["b"]): p["h2h"] for p in first["round_robin"]}
+    rows = {r["strategy"]: r for r in first["rows"]}
+    assert rows["a"]["h2h"] == rr["a", "b"] and rows["c"]["h2h"] == -rr["b", "c"]
+    assert "h2h" not in rows["b"] and np.isfinite(rows["c"]["lbr"])
+
+    # the stored sign: B against A on the same deals is exactly -(A against B)
+    monkeypatch.undo()
+    pols = bench.Strategies(tmp_path)
+    (pa, tree, *_), (pb, *_) = pols["a"], pols["b"]
+    ab, ba = duplicate_match(tree, pa, pb, 300, seed=5), duplicate_match(tree, pb, pa, 300, seed=5)
+    assert ab.mean == -ba.mean and ab.half_width == ba.half_width
