@@ -80,8 +80,8 @@ class LogProgress:
     def __enter__(self) -> "LogProgress":
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, exc_type, *exc) -> None:
+        self._finish("stopped" if exc_type is not None else "done")
 
     def update(self, n=1) -> None:
         self.n += n
@@ -105,9 +105,12 @@ class LogProgress:
         print(text, file=self.file or sys.stderr, flush=True)
 
     def close(self) -> None:
+        self._finish("done")
+
+    def _finish(self, state: str) -> None:
         if not self._closed:
             self._closed = True
-            self._line("done")
+            self._line(state)
 
     def _line(self, state: str = "") -> None:
         if self.disable:
@@ -121,7 +124,7 @@ class LogProgress:
         parts = [count]
         if state != "started":
             parts.append(f"{rate:.3g} {self.unit}/s, {_duration(elapsed)} elapsed")
-            if self.total and rate > 0 and self.n < self.total and state != "done":
+            if self.total and rate > 0 and self.n < self.total and state == "":
                 parts.append(f"ETA {_duration((self.total - self.n) / rate)}")
         if self.postfix:
             parts.append(self.postfix)

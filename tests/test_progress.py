@@ -39,6 +39,18 @@ def test_log_progress_at_most_one_line_per_interval():
     assert len(out.getvalue().splitlines()) == 2  # started, done
 
 
+def test_log_progress_says_stopped_when_its_block_raises():
+    out = io.StringIO()
+    try:
+        with LogProgress(total=10, desc="x", file=out, interval=3600) as bar:
+            bar.update(4)
+            raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        pass
+    last = out.getvalue().splitlines()[-1]
+    assert last.endswith("[stopped]") and "4/10" in last and "ETA" not in last
+
+
 def test_modes(monkeypatch):
     monkeypatch.setenv("POKER_PROGRESS", "off")
     out = io.StringIO()

@@ -226,38 +226,35 @@ def _solve_locked(args: HoldemSolveOptions, ddir: Path, name: str, label: str, c
                initial=min(round(solve_seconds), round(limit)) if limit else solver.iteration_)
     # checkpoints stay on the --checkpoint-minutes grid when a run resumes from between two
     chunk, last_ckpt = solver.first_chunk, (solve_seconds // every) * every
-    try:
-        with deferred_stop() as stop:  # Ctrl-C / SIGTERM: finish the chunk, checkpoint, stop
-            while True:
-                if target is not None and solver.iteration_ >= target:
-                    break
-                if limit is not None and solve_seconds >= limit:
-                    break
-                step = chunk if target is None else min(chunk, target - solver.iteration_)
-                ts, tw = clock(), time.perf_counter()
-                solver.iterate(step)
-                took, took_wall = clock() - ts, time.perf_counter() - tw
-                solve_seconds += took
-                # ~2 s (wall) chunks
-                chunk = int(min(max(step * 2.0 / max(took_wall, 1e-3), 1), 5_000_000))
-                bar.update(min(round(solve_seconds), round(limit)) - bar.n if limit else step)
-                bar.set_postfix(it=f"{solver.iteration_:,}",
-                                rate=f"{step / max(took, 1e-9):,.0f} it/{unit}")
-                if stop.requested:
-                    solver.save(ckpt, state())  # no evaluation: stop promptly
-                    bar.write(f"{name}: stopped at {solver.iteration_:,} iterations, "
-                              f"{solve_seconds:,.0f} {unit}; checkpoint saved "
-                              "(--resume continues)")
-                    raise KeyboardInterrupt
-                if solve_seconds - last_ckpt >= every:
-                    last_ckpt = (solve_seconds // every) * every
-                    e = evaluate()
-                    solver.save(ckpt, state())
-                    if args.keep_averages:
-                        _atomic_npy(ckpt / f"average-{solver.iteration_}.npy", solver.average_)
-                    bar.write(_line(e))
-    finally:
-        bar.close()
+    with bar, deferred_stop() as stop:  # Ctrl-C / SIGTERM: finish the chunk, checkpoint, stop
+        while True:
+            if target is not None and solver.iteration_ >= target:
+                break
+            if limit is not None and solve_seconds >= limit:
+                break
+            step = chunk if target is None else min(chunk, target - solver.iteration_)
+            ts, tw = clock(), time.perf_counter()
+            solver.iterate(step)
+            took, took_wall = clock() - ts, time.perf_counter() - tw
+            solve_seconds += took
+            # ~2 s (wall) chunks
+            chunk = int(min(max(step * 2.0 / max(took_wall, 1e-3), 1), 5_000_000))
+            bar.update(min(round(solve_seconds), round(limit)) - bar.n if limit else step)
+            bar.set_postfix(it=f"{solver.iteration_:,}",
+                            rate=f"{step / max(took, 1e-9):,.0f} it/{unit}")
+            if stop.requested:
+                solver.save(ckpt, state())  # no evaluation: stop promptly
+                bar.write(f"{name}: stopped at {solver.iteration_:,} iterations, "
+                          f"{solve_seconds:,.0f} {unit}; checkpoint saved "
+                          "(--resume continues)")
+                raise KeyboardInterrupt
+            if solve_seconds - last_ckpt >= every:
+                last_ckpt = (solve_seconds // every) * every
+                e = evaluate()
+                solver.save(ckpt, state())
+                if args.keep_averages:
+                    _atomic_npy(ckpt / f"average-{solver.iteration_}.npy", solver.average_)
+                bar.write(_line(e))
     if not log or log[-1]["iterations"] != solver.iteration_:
         print(_line(evaluate()))
     solver.save(ckpt, state())
