@@ -90,13 +90,23 @@ class Results:
 
 class Strategies:
     """The compared strategies, each loaded when first needed (a comparison whose figures are
-    all stored loads none)."""
+    all stored loads none), at most ``keep`` at a time: the least recently used one is let go
+    first, with its abstraction's lookups unless a kept strategy shares them (a round robin
+    in row order then loads each row's strategy once and each column's once per row, in the
+    memory of two strategies rather than of all of them)."""
 
-    def __init__(self, ddir: Path):
-        self.ddir, self._trees, self._loaded = ddir, {}, {}
+    def __init__(self, ddir: Path, keep: int = 2):
+        self.ddir, self.keep, self._trees, self._loaded = ddir, max(1, keep), {}, {}
 
     def __getitem__(self, spec: str):
-        if spec not in self._loaded:
+        if spec in self._loaded:
+            self._loaded[spec] = self._loaded.pop(spec)  # most recently used last
+        else:
+            while len(self._loaded) >= self.keep:
+                self._loaded.pop(next(iter(self._loaded)))
+            kept = {id(v[0].buckets) for v in self._loaded.values()}
+            for key in [k for k, b in self._trees.items() if id(b) not in kept]:
+                del self._trees[key]
             self._loaded[spec] = strategy(spec, self.ddir, self._trees)
         return self._loaded[spec]
 

@@ -105,10 +105,10 @@ class Step:
 
 
 #: peak GB of the steps above the default (BENCHMARKS.md: builds 4.7-8.5, the imperfect-recall
-#: OCHS build 13-14.5, solves 2.2-7.5; the comparison holds all eight policies)
+#: OCHS build 13-14.5, solves 2.2-7.5; an evaluation and the round robin hold two strategies)
 MEMORY = {"etl": 6.0, "holdem-ochs-20-800-4800-28800": 9.0,
           "holdem-pa-emd-ir-169-9000-9000-9000": 9.0,
-          "holdem-ochs-ir-169-9000-9000-28232": 14.5, "compare": 18.0,
+          "holdem-ochs-ir-169-9000-9000-28232": 14.5, "compare": 8.0,
           **{f"eval-{run}": 8.0 for run in COMPARED}}
 
 

@@ -58,5 +58,7 @@ def test_comparison_resumes_from_its_cache(tmp_path, monkeypatch, capsys):
     monkeypatch.undo()
     pols = bench.Strategies(tmp_path)
     (pa, tree, *_), (pb, *_) = pols["a"], pols["b"]
+    pols["c"]  # at most two kept: "a" goes, "b" and "c" stay
+    assert list(pols._loaded) == ["b", "c"] and pols["b"][0] is pb
     ab, ba = duplicate_match(tree, pa, pb, 300, seed=5), duplicate_match(tree, pb, pa, 300, seed=5)
     assert ab.mean == -ba.mean and ab.half_width == ba.half_width
