@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from schema.catalog import session_scope  # noqa: E402
 from schema.catalog_abstraction import Abstraction  # noqa: E402
+from schema.errors import UserError  # noqa: E402
 from solve.holdem.evaluate import Policy, board_lbr, duplicate_match  # noqa: E402
 from solve.holdem.run import load_policy, run_record, stored_iterations  # noqa: E402
 
@@ -180,6 +181,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="keep every figure here as it is computed and reuse what is there "
                          "(resumable; runs with the same data share rows and pairs)")
     args = ap.parse_args(argv)
+    if not args.data_dir.is_dir():
+        ap.error(f"--data-dir {args.data_dir} is not a directory")
+    try:
+        return compare(args)
+    except UserError as exc:  # a strategy that is not there, a bad NAME@ITERATIONS
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def compare(args) -> int:
+    """The comparison of ``main``'s parsed arguments: rows, table, round robin, JSON."""
     ref_spec = args.reference or args.strategies[0]
     with session_scope(args.data_dir) as s:
         cat = {a.name: (a.method, a.built, a.perfect_recall)
