@@ -104,12 +104,17 @@ class Step:
     memory: float = 7.5  # GB at peak (BENCHMARKS.md), for --memory-gb
 
 
-#: peak GB of the steps above the default (BENCHMARKS.md: builds 4.7-8.5, the imperfect-recall
-#: OCHS build 13-14.5, solves 2.2-7.5; an evaluation and the round robin hold two strategies)
+#: peak GB of the steps other than the default (BENCHMARKS.md: builds 4.7-8.5, the
+#: imperfect-recall OCHS build 13-14.5; solves of a perfect-recall 20/800/4800/28800 game 5.3
+#: with their checkpoint evaluations, of the 9,000-bucket imperfect-recall games 2.2, of
+#: imperfect-recall OCHS with its per-hand river 7.5; an evaluation and the round robin hold
+#: two strategies). Too high an estimate keeps the OCHS build from starting beside a solve.
 MEMORY = {"etl": 6.0, "holdem-ochs-20-800-4800-28800": 9.0,
           "holdem-pa-emd-ir-169-9000-9000-9000": 9.0,
           "holdem-ochs-ir-169-9000-9000-28232": 14.5, "compare": 8.0,
-          **{f"eval-{run}": 8.0 for run in COMPARED}}
+          **{f"eval-{run}": 8.0 for run in COMPARED},
+          **{run: 5.5 for run, a in SOLVES.items() if "-ir-" not in a},
+          "eb-ir-pcs-1t": 2.5, "pa-emd-ir-pcs-1t": 2.5}
 
 
 def abstraction_name(method: str, recall: str, buckets: str) -> str:
