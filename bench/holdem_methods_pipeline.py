@@ -31,12 +31,12 @@ keeps its finished rounds) and waits for them, so the driver can be stopped and 
 
     python bench/holdem_methods_pipeline.py --data-dir /work/data-holdem --jobs 2
 
-Cost: the builds took about 5.5 CPU hours as measured in BENCHMARKS.md ("Abstraction methods
-past GS3"), before imperfect-recall ochs read its flop and turn from imperfect-recall pa-emd's
-(the shared round cache: an hour saved) and before the EMD assignment's E|X - t| bounds
-(2.4x on the imperfect-recall flop's Lloyd steps, 1.85x on a perfect-recall flop parent's
-curve; not yet re-measured on whole builds); then 9 CPU hours of solving and 1-2 of
-evaluation: more than one session of a 2-core machine, hence resumable. ``--dry-run`` lists what is left.
+Cost: the builds took about 5.5 CPU hours as first measured in BENCHMARKS.md ("Abstraction
+methods past GS3"); re-measured by this pipeline on 2026-11-26 (BENCHMARKS.md, "Hold'em
+comparison, second run") imperfect-recall pa-emd took 20 minutes instead of 61 (the EMD
+assignment's E|X - t| bounds) and imperfect-recall ochs 5 instead of 64 (its flop and turn read
+from the shared round cache); then 9 CPU hours of solving and 2-3 of evaluation: more than one
+session of a 2-core machine, hence resumable. ``--dry-run`` lists what is left.
 """
 
 from __future__ import annotations
