@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -34,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from schema.catalog import session_scope  # noqa: E402
 from schema.catalog_abstraction import Abstraction  # noqa: E402
 from schema.errors import UserError  # noqa: E402
+from schema.storage import AtomicFile  # noqa: E402
 from solve.holdem.evaluate import Policy, board_lbr, duplicate_match  # noqa: E402
 from solve.holdem.run import load_policy, run_record, stored_iterations  # noqa: E402
 
@@ -42,9 +42,8 @@ def strategy(spec: str, ddir: Path, cache: dict):
     """(policy, tree, abstraction name, iterations, solve seconds, clock) of ``NAME`` or
     ``NAME@ITERATIONS`` (``load_policy``; a run still going is read from its checkpoint)."""
     pol, tree = load_policy(spec, ddir, cache)
-    name, _, at = spec.partition("@")
-    meta = run_record(ddir, name)
-    iters = int(at) if at else stored_iterations(ddir, name)
+    meta = run_record(ddir, spec.partition("@")[0])
+    iters = identity(spec, ddir)["iterations"]
     entry = next((e for e in meta.get("log", []) if e["iterations"] == iters), {})
     return (pol, tree, meta["abstraction"], iters, entry.get("solve_seconds", float("nan")),
             entry.get("clock", meta.get("clock", "wall")))
@@ -83,10 +82,8 @@ class Results:
     def put(self, key: dict, value) -> None:
         if self.dir is None:
             return
-        path = self._path(key)
-        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-        tmp.write_text(json.dumps({"key": key, "value": value}, default=float))
-        tmp.replace(path)
+        with AtomicFile(self._path(key), checksum=False) as f:
+            f.tmp.write_text(json.dumps({"key": key, "value": value}, default=float))
 
 
 class Strategies:
@@ -218,12 +215,9 @@ def compare(args) -> int:
     matrix = (round_robin(args.strategies, results, pols, args.data_dir, args.h2h_deals)
               if args.round_robin else [])
     if args.json:
-        out = Path(args.json)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
-        tmp.write_text(json.dumps({"rows": rows, "round_robin": matrix}, indent=1,
-                                  default=float))
-        tmp.replace(out)
+        with AtomicFile(args.json, checksum=False) as f:  # makes the folder, too
+            f.tmp.write_text(json.dumps({"rows": rows, "round_robin": matrix}, indent=1,
+                                        default=float))
     return 0
 
 
