@@ -45,7 +45,8 @@ def timed(f, *a, **k):
     return out, time.perf_counter() - t0, time.process_time() - c0
 
 
-def small(buckets: tuple[int, int] = (8, 64)) -> int:
+def small(buckets: tuple[int, int] = (8, 64), hands: tuple[int, ...] = (),
+          settings: bool = True) -> int:
     tree = build_tree(HoldemRules(n_rounds=2, max_bets=3))
     b = synthetic_buckets(buckets, n_rounds=2)
     deals = sample_deals(30_000, seed=6)
@@ -56,10 +57,16 @@ def small(buckets: tuple[int, int] = (8, 64)) -> int:
 
     makers = [("chance-sampled CFR+", lambda: HoldemCFR(tree, b, seed=2),
                (2000, 8000, 30000, 60000))]
-    makers += [(f"public, {r} / {a}", (lambda r=r, a=a: HoldemPCS(tree, b, seed=2, regret=r,
-                                                                 averaging=a)),
-                (10, 40, 150, 300))
-               for r in REGRETS for a in AVERAGING]
+    if settings:
+        makers += [(f"public, {r} / {a}", (lambda r=r, a=a: HoldemPCS(tree, b, seed=2, regret=r,
+                                                                     averaging=a)),
+                    (10, 40, 150, 300))
+                   for r in REGRETS for a in AVERAGING]
+    # the default update with m hands per board: about 1,081 / m times the iterations
+    makers += [(f"public, linear / linear, {m} hands per board",
+                (lambda m=m: HoldemPCS(tree, b, seed=2, hands=m)),
+                tuple(max(1, round(n * 1081 / m)) for n in (10, 40, 150, 300)))
+               for m in hands]
     print("abstract exploitability (mbb/g) after [iterations, CPU s]\n")
     print("| solver | 1 | 2 | 3 | 4 |\n|---|---|---|---|---|")
     for label, make, steps in makers:
@@ -88,9 +95,16 @@ def main() -> int:
     ap.add_argument("--small", action="store_true", help="the settings on a small game only")
     ap.add_argument("--small-buckets", default="8,64",
                     help="--small: preflop,flop buckets (default 8,64)")
+    ap.add_argument("--small-hands", default="",
+                    help="--small: also the default update keeping M hands per board, for each "
+                         "M of this comma list (e.g. 16,64,256)")
+    ap.add_argument("--small-only-hands", action="store_true",
+                    help="--small: skip the regret/averaging settings' rows")
     args = ap.parse_args()
     if args.small:
-        return small(tuple(int(x) for x in args.small_buckets.split(",")))
+        return small(tuple(int(x) for x in args.small_buckets.split(",")),
+                     tuple(int(x) for x in args.small_hands.split(",") if x),
+                     not args.small_only_hands)
     b = (load_buckets(args.abstraction, args.data_dir) if args.abstraction
          else synthetic_buckets((20, 800, 4800, 28800), name="synthetic"))
     tree = build_tree(HoldemRules())

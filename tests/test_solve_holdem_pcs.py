@@ -4,6 +4,7 @@ against the scalar kernels summed over the same deals, the exact abstract exploi
 falling as PCS iterates, resume, and the CLI."""
 
 import itertools
+import json
 
 import numpy as np
 import pytest
@@ -98,9 +99,78 @@ def test_vector_walk_equals_scalar_values_summed_over_the_same_deals(tiny2):
     assert np.allclose(vals[1], seat1, rtol=0, atol=1e-7)
 
 
-@pytest.mark.parametrize("regret,averaging", [("plus", "linear"), ("vanilla", "uniform"),
-                                              ("linear", "linear"), ("dcfr", "quadratic")])
-def test_exact_abstract_best_response_falls_as_pcs_iterates(tiny2, regret, averaging):
+def test_a_hand_sample_keeps_m_hands_in_strength_order_and_its_walk_sums_their_deals(tiny2):
+    """``hands=m``: the m kept hands are distinct hands of the board in ascending strength
+    (ties recomputed), and the walk's root values are the scalar kernels' chips summed over
+    the deals among the kept hands only."""
+    tree, b = tiny2
+    off, size = tree.offsets(b.n_buckets)
+    R = (np.random.default_rng(3).random(size) - 0.3).astype(np.float32)
+    tabs = indexer_tables()
+    H_all, fa, fb, _, _, _ = board_hands(b)
+    full = set(zip(fa.tolist(), fb.tolist()))
+    m, seen = 60, []
+    for seed in (1, 2):
+        ha, hb, vals = np.zeros(1326, np.int64), np.zeros(1326, np.int64), {}
+        for p in (0, 1):
+            v = np.zeros(1326)
+            H = P.pcs_root_values(tree.ntype, tree.player, tree.round, tree.nact, tree.child,
+                                  tree.spent, off, b.lookup, *tabs, 2, R, p, BOARD, ha, hb, v,
+                                  m, seed)
+            vals[p] = v[:H]
+        assert H == m
+        kept = list(zip(ha[:H].tolist(), hb[:H].tolist()))
+        assert len(set(kept)) == m and set(kept) <= full
+        strength = [eval7(a, c, *BOARD.tolist()) for a, c in kept]
+        assert strength == sorted(strength)
+        seen.append(frozenset(kept))
+        pairs = [(i, j) for i in range(H) for j in range(H)
+                 if len({ha[i], hb[i], ha[j], hb[j]}) == 4]
+        idx = np.array(pairs)
+        deals = np.column_stack([ha[idx[:, 0]], hb[idx[:, 0]], ha[idx[:, 1]], hb[idx[:, 1]],
+                                 np.tile(BOARD, (len(idx), 1))]).astype(np.uint8)
+        pol = Policy.table("rm", tree, b, np.maximum(R, 0))
+        out = np.empty(len(deals))
+        K.seat_values(tree.ntype, tree.player, tree.round, tree.nact, tree.child, tree.code,
+                      tree.size, tree.spent, 2, *tabs, *pol.args(), *pol.args(), deals, out)
+        assert np.abs(vals[0]).max() > 10
+        assert np.allclose(vals[0], np.bincount(idx[:, 0], weights=out, minlength=H),
+                           rtol=0, atol=1e-7)
+        assert np.allclose(vals[1], np.bincount(idx[:, 1], weights=-out, minlength=H),
+                           rtol=0, atol=1e-7)
+    assert seen[0] != seen[1] and H_all == 1081
+
+
+def test_every_pair_of_hands_is_kept_equally_often(tiny2):
+    """The sample is uniform: over many draws each hand is kept m / H of the time (so each
+    compatible pair m(m-1) / (H(H-1)), the constant the module docstring relies on)."""
+    tree, b = tiny2
+    off, size = tree.offsets(b.n_buckets)
+    R = np.zeros(size, np.float32)
+    tabs = indexer_tables()
+    _, fa, fb, _, _, _ = board_hands(b)
+    index = {h: i for i, h in enumerate(zip(fa.tolist(), fb.tolist()))}
+    m, draws, count = 100, 400, np.zeros(1081)
+    ha, hb, v = np.zeros(1326, np.int64), np.zeros(1326, np.int64), np.zeros(1326)
+    for seed in range(draws):
+        H = P.pcs_root_values(tree.ntype, tree.player, tree.round, tree.nact, tree.child,
+                              tree.spent, off, b.lookup, *tabs, 2, R, 0, BOARD, ha, hb, v, m,
+                              seed)
+        for a, c in zip(ha[:H].tolist(), hb[:H].tolist()):
+            count[index[(a, c)]] += 1
+    p = m / 1081
+    expected, sd = draws * p, np.sqrt(draws * p * (1 - p))
+    assert np.abs(count - expected).max() < 5 * sd  # 1,081 hands, 5 sigma
+    # and the counts spread like binomials (a sampler biased by strength would not)
+    assert abs(count[:540].mean() - count[541:].mean()) < 4 * sd / np.sqrt(540) * np.sqrt(2)
+
+
+@pytest.mark.parametrize("regret,averaging,hands", [("plus", "linear", 0),
+                                                    ("vanilla", "uniform", 0),
+                                                    ("linear", "linear", 0),
+                                                    ("dcfr", "quadratic", 0),
+                                                    ("linear", "linear", 64)])
+def test_exact_abstract_best_response_falls_as_pcs_iterates(tiny2, regret, averaging, hands):
     tree, b = tiny2
     deals = sample_deals(20_000, seed=6)
 
@@ -108,9 +178,9 @@ def test_exact_abstract_best_response_falls_as_pcs_iterates(tiny2, regret, avera
         pol = Policy.table("s", tree, b, s.average_)
         return 0.5 * sum(best_response(tree, pol, p, deals)[0] for p in (0, 1))
 
-    s = HoldemPCS(tree, b, seed=2, regret=regret, averaging=averaging)
+    s = HoldemPCS(tree, b, seed=2, regret=regret, averaging=averaging, hands=hands)
     seen = []
-    for n in (4, 36, 360):
+    for n in ((4, 36, 360) if not hands else (40, 360, 3600)):
         s.iterate(n)
         seen.append(expl(s))
     assert seen[0] > seen[1] > seen[2], seen
@@ -178,6 +248,37 @@ def test_a_checkpoint_resumes_only_with_its_sampler_and_settings(tiny2, tmp_path
         HoldemPCS(tree, b, averaging="quadratic").load(tmp_path / "ck")
     with pytest.raises(ValueError):
         HoldemPCS(tree, b, regret="cfr")
+
+
+def test_a_checkpoint_keeps_its_hands_per_board(tiny2, tmp_path):
+    tree, b = tiny2
+    c = HoldemPCS(tree, b, seed=9, hands=50)
+    c.iterate(3)
+    c.save(tmp_path / "ck")
+    assert HoldemPCS(tree, b, hands=50).load(tmp_path / "ck")["hands"] == 50
+    with pytest.raises(ValueError, match="hands"):
+        HoldemPCS(tree, b).load(tmp_path / "ck")
+    state = json.loads((tmp_path / "ck" / "state.json").read_text())
+    del state["hands"]  # written before the setting existed: every hand
+    (tmp_path / "ck" / "state.json").write_text(json.dumps(state))
+    assert HoldemPCS(tree, b).load(tmp_path / "ck")["iteration"] == 3
+    assert HoldemPCS(tree, b, hands=1081).hands == 0
+    with pytest.raises(ValueError, match="hands"):
+        HoldemPCS(tree, b, hands=1082)
+
+
+def test_cli_hands_per_board(tmp_path, capsys):
+    args = ["--data-dir", str(tmp_path), "solve", "--game", "holdem", "--abstraction",
+            "synthetic:3,6", "--max-bets", "2", "--lbr-deals", "50", "--h2h-deals", "200"]
+    assert cli.main(args + ["--iterations", "20", "--hands-per-board", "64"]) == 0
+    assert "algorithm=pcs-h64 " in capsys.readouterr().out
+    assert cli.main(args + ["--name", "holdem-synthetic-3-6-pcs-h64", "--resume",
+                            "--iterations", "30"]) == 0
+    assert "algorithm=pcs-h64 iterations=30 " in capsys.readouterr().out
+    for bad in (["--hands-per-board", "2000"], ["--sampler", "chance", "--hands-per-board", "9"]):
+        assert cli.main(args + ["--iterations", "5"] + bad) == 2
+        err = capsys.readouterr().err
+        assert "--hands-per-board" in err and "Traceback" not in err and err.count("\n") == 1
 
 
 def test_cli_public_sampler(tmp_path, capsys):

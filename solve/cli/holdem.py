@@ -62,6 +62,11 @@ def add_arguments(p) -> None:
     g.add_argument("--averaging", choices=list(AVERAGING), default=None,
                    help="holdem, --sampler public: average-strategy weight per iteration t: "
                         "1, t (linear, default) or t^2 (quadratic)")
+    g.add_argument("--hands-per-board", type=int, default=None, metavar="M",
+                   help="holdem, --sampler public: keep M of each sampled board's 1,081 private "
+                        "hands, drawn at random (0, default: all); between chance sampling (one "
+                        "hand each) and public chance sampling: more boards per CPU second, "
+                        "fewer opponent hands per board")
     g.add_argument("--clock", choices=list(CLOCKS), default="wall",
                    help="holdem: what --time-limit and --checkpoint-minutes count: 'wall' "
                         "seconds of solving (default) or the process's 'cpu' seconds (all "

@@ -37,6 +37,15 @@ BOARD_SEEN_V = BOARD_SEEN  # board cards seen in each round (0, 3, 4, 5)
 def board_hands(board, n_rounds, bk, tabs, ha, hb, bkt, val, gend, cards, out):
     """Fill the hand arrays of ``board``, hands in ascending strength (see the module
     docstring); ``gend[i]`` is one past the last hand tied with hand i. Returns H."""
+    return sampled_board_hands(board, n_rounds, bk, tabs, ha, hb, bkt, val, gend, cards, out, 0)
+
+
+@njit(cache=True)
+def sampled_board_hands(board, n_rounds, bk, tabs, ha, hb, bkt, val, gend, cards, out, m):
+    """:func:`board_hands`, keeping only ``m`` of the board's hands (``0 < m < 1081``), drawn
+    uniformly without replacement from numba's random stream, still in ascending strength:
+    every pair of compatible hands is then kept with the same probability m(m-1) / (H(H-1)),
+    so sums over the kept pairs are unbiased up to that constant. Returns the hands kept."""
     used = np.zeros(52, np.bool_)
     for j in range(5):
         used[board[j]] = True
@@ -55,6 +64,15 @@ def board_hands(board, n_rounds, bk, tabs, ha, hb, bkt, val, gend, cards, out):
             v0[H] = eval7(a, b, board[0], board[1], board[2], board[3], board[4])
             H += 1
     order = np.argsort(v0[:H], kind="mergesort")
+    if 0 < m < H:  # m positions of the strength order, partial Fisher-Yates, kept in order
+        pos = np.arange(H)
+        for j in range(m):
+            k = j + np.random.randint(0, H - j)
+            x = pos[j]
+            pos[j] = pos[k]
+            pos[k] = x
+        order = order[np.sort(pos[:m])]
+        H = m
     for i in range(H):
         h = order[i]
         ha[i] = a0[h]
@@ -347,14 +365,17 @@ def _buffers():
 
 @njit(cache=True, parallel=True)
 def pcs_chunk(ntype, player, rnd, nact, child, spent, off, bk, t0, t1, t2, t3, n_rounds,
-              R, S, t_start, n_iter, seed, threads, mode, avg_power, stamp, ioff, lpos, lneg):
+              R, S, t_start, n_iter, seed, threads, mode, avg_power, stamp, ioff, lpos, lneg,
+              m_hands):
     """``n_iter`` public-chance-sampling iterations: each samples a board and walks the
     betting tree once per traverser (alternating) with vectors over the board's hands.
     Iteration i (global t = ``t_start + i + 1``) weighs its average-strategy update by
     ``t ** avg_power``; its regret increments by t under LCFR; under DCFR ``stamp`` (per
     information set at ``ioff``, the iteration of its last update) and ``lpos``/``lneg``
-    (log-discount prefix sums to at least ``t_start + n_iter``) discount lazily. Threads take
-    interleaved iterations, sharing R and S lock-free (bit-reproducible with one thread)."""
+    (log-discount prefix sums to at least ``t_start + n_iter``) discount lazily. ``m_hands``
+    > 0: each iteration keeps only that many of its board's hands (``sampled_board_hands``).
+    Threads take interleaved iterations, sharing R and S lock-free (bit-reproducible with one
+    thread)."""
     for th in prange(threads):
         tabs = (t0, t1, t2, t3)
         np.random.seed(seed + 7919 * th)
@@ -367,7 +388,8 @@ def pcs_chunk(ntype, player, rnd, nact, child, spent, off, bk, t0, t1, t2, t3, n
         probs = np.zeros(3)
         for i in range(th, n_iter, threads):
             _sample_board(deck, board)
-            H = board_hands(board, n_rounds, bk, tabs, ha, hb, bkt, val, gend, cards, out)
+            H = sampled_board_hands(board, n_rounds, bk, tabs, ha, hb, bkt, val, gend, cards,
+                                    out, m_hands)
             t = t_start + i + 1
             w = np.float64(t) ** avg_power
             rw = np.float64(t) if mode == CS_LINEAR else 1.0
@@ -379,14 +401,17 @@ def pcs_chunk(ntype, player, rnd, nact, child, spent, off, bk, t0, t1, t2, t3, n
 
 @njit(cache=True)
 def pcs_root_values(ntype, player, rnd, nact, child, spent, off, bk, t0, t1, t2, t3,
-                    n_rounds, R, p, board, ha, hb, values):
+                    n_rounds, R, p, board, ha, hb, values, m_hands=0, seed=0):
     """Player ``p``'s counterfactual values at the root on ``board`` (both players playing
-    regret matching of ``R``), per hand ``(ha[h], hb[h])``; nothing is updated. Returns H."""
+    regret matching of ``R``), per hand ``(ha[h], hb[h])``; nothing is updated. ``m_hands``
+    > 0: only that many of the board's hands, drawn with ``seed``. Returns H."""
     tabs = (t0, t1, t2, t3)
     _, _, bkt, val, gend, RP, RO, V, AV, SG, NODE, DP, DO, ACT = _buffers()
     cards = np.empty(7, np.uint8)
     out = np.zeros(4, np.int64)
-    H = board_hands(board, n_rounds, bk, tabs, ha, hb, bkt, val, gend, cards, out)
+    np.random.seed(seed)
+    H = sampled_board_hands(board, n_rounds, bk, tabs, ha, hb, bkt, val, gend, cards, out,
+                            m_hands)
     card = np.zeros(52)
     probs = np.zeros(3)
     S = np.zeros(1, np.float32)

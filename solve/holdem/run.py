@@ -21,7 +21,8 @@ from schema.progress import progress_bar
 from solve.abstractions import built_at, refuse_stale_checkpoint
 from solve.holdem.buckets import load_buckets, synthetic_buckets
 from solve.holdem.cfr import HoldemCFR, _atomic_npy
-from solve.holdem.pcs import AVERAGING, PCS_AVERAGING, PCS_REGRET, REGRETS, HoldemPCS
+from solve.holdem.pcs import (AVERAGING, BOARD_HANDS, PCS_AVERAGING, PCS_REGRET, REGRETS,
+                              HoldemPCS)
 from solve.holdem.evaluate import (Policy, board_lbr, duplicate_match, local_best_response,
                                    sample_deals, seat_value)
 from solve.holdem.game import HoldemRules, build_tree
@@ -73,6 +74,7 @@ class HoldemSolveOptions:
     sampler: str | None = None  # None: the checkpoint's when resuming, else DEFAULT_SAMPLER
     regret: str | None = None  # None: the checkpoint's, else the sampler's default
     averaging: str | None = None
+    hands_per_board: int | None = None  # None: the checkpoint's, else 0 (every hand)
     clock: str = "wall"  # what --time-limit and --checkpoint-minutes count; see CLOCKS
 
 
@@ -86,11 +88,14 @@ def _sampler_options(args: HoldemSolveOptions) -> tuple[str, dict]:
     sampler = args.sampler or DEFAULT_SAMPLER
     if sampler not in SAMPLERS:
         raise UserError(f"--sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
-    opts = {k: v for k, v in (("regret", args.regret), ("averaging", args.averaging))
-            if v is not None}
+    opts = {k: v for k, v in (("regret", args.regret), ("averaging", args.averaging),
+                              ("hands", args.hands_per_board or None)) if v is not None}
     if sampler == "chance" and opts:
-        raise UserError("--regret and --averaging apply to --sampler public (chance sampling "
-                        "is CFR+ with linear averaging)")
+        raise UserError("--regret, --averaging and --hands-per-board apply to --sampler public "
+                        "(chance sampling is CFR+ with linear averaging, one deal at a time)")
+    if not 0 <= (args.hands_per_board or 0) <= BOARD_HANDS:
+        raise UserError(f"--hands-per-board must be 0 (every hand) or 1..{BOARD_HANDS}, got "
+                        f"{args.hands_per_board}")
     for key, allowed in (("regret", REGRETS), ("averaging", AVERAGING)):
         if key in opts and opts[key] not in allowed:
             raise UserError(f"--{key} must be one of {', '.join(allowed)}, got {opts[key]!r}")
@@ -105,12 +110,15 @@ def make_solver(args: HoldemSolveOptions, tree, buckets):
 
 def algorithm_label(args: HoldemSolveOptions) -> str:
     """``cfr+`` (chance sampling), ``pcs`` (public chance sampling with its defaults) or
-    ``pcs-<regret>-<averaging>``: names and catalog rows."""
+    ``pcs-<regret>-<averaging>``, then ``-h<M>`` with ``--hands-per-board M``: names and
+    catalog rows."""
     if (args.sampler or DEFAULT_SAMPLER) == "chance":
         return "cfr+"
     regret, averaging = args.regret or PCS_REGRET, args.averaging or PCS_AVERAGING
-    return "pcs" + ("" if (regret, averaging) == (PCS_REGRET, PCS_AVERAGING)
-                    else f"-{regret}-{averaging}")
+    hands = args.hands_per_board or 0
+    return ("pcs" + ("" if (regret, averaging) == (PCS_REGRET, PCS_AVERAGING)
+                     else f"-{regret}-{averaging}")
+            + (f"-h{hands}" if 0 < hands < BOARD_HANDS else ""))
 
 
 def _settings_of_checkpoint(args: HoldemSolveOptions, ckpt: Path) -> HoldemSolveOptions:
@@ -121,7 +129,9 @@ def _settings_of_checkpoint(args: HoldemSolveOptions, ckpt: Path) -> HoldemSolve
         raise UserError(f"cannot read checkpoint {ckpt}: {exc}") from None
     return replace(args, sampler=args.sampler or state.get("sampler", "chance"),
                    regret=args.regret or state.get("regret"),
-                   averaging=args.averaging or state.get("averaging"))
+                   averaging=args.averaging or state.get("averaging"),
+                   hands_per_board=(args.hands_per_board if args.hands_per_board is not None
+                                    else state.get("hands")))
 
 
 def solve_holdem(args: HoldemSolveOptions) -> int:
