@@ -263,8 +263,9 @@ def test_a_checkpoint_keeps_its_hands_per_board(tiny2, tmp_path):
     (tmp_path / "ck" / "state.json").write_text(json.dumps(state))
     assert HoldemPCS(tree, b).load(tmp_path / "ck")["iteration"] == 3
     assert HoldemPCS(tree, b, hands=1081).hands == 0
-    with pytest.raises(ValueError, match="hands"):
-        HoldemPCS(tree, b, hands=1082)
+    for bad in (1082, 1, -1):
+        with pytest.raises(ValueError, match="hands"):
+            HoldemPCS(tree, b, hands=bad)
 
 
 def test_cli_hands_per_board(tmp_path, capsys):
@@ -275,7 +276,8 @@ def test_cli_hands_per_board(tmp_path, capsys):
     assert cli.main(args + ["--name", "holdem-synthetic-3-6-pcs-h64", "--resume",
                             "--iterations", "30"]) == 0
     assert "algorithm=pcs-h64 iterations=30 " in capsys.readouterr().out
-    for bad in (["--hands-per-board", "2000"], ["--sampler", "chance", "--hands-per-board", "9"]):
+    for bad in (["--hands-per-board", "2000"], ["--hands-per-board", "1"],
+                ["--hands-per-board", "-3"], ["--sampler", "chance", "--hands-per-board", "9"]):
         assert cli.main(args + ["--iterations", "5"] + bad) == 2
         err = capsys.readouterr().err
         assert "--hands-per-board" in err and "Traceback" not in err and err.count("\n") == 1

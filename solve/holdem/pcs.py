@@ -81,8 +81,8 @@ class HoldemPCS(HoldemCFR):
             raise ValueError(f"regret must be one of {sorted(REGRETS)}, got {regret!r}")
         if averaging not in AVERAGING:
             raise ValueError(f"averaging must be one of {sorted(AVERAGING)}, got {averaging!r}")
-        if not 0 <= int(hands) <= BOARD_HANDS:
-            raise ValueError(f"hands must be 0 (all) or 1..{BOARD_HANDS}, got {hands!r}")
+        if int(hands) != 0 and not 2 <= int(hands) <= BOARD_HANDS:  # one hand makes no deal
+            raise ValueError(f"hands must be 0 (all) or 2..{BOARD_HANDS}, got {hands!r}")
         super().__init__(tree, buckets, seed=seed, threads=threads)
         self.regret, self.averaging = regret, averaging
         self.hands = 0 if int(hands) == BOARD_HANDS else int(hands)

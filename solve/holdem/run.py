@@ -93,8 +93,8 @@ def _sampler_options(args: HoldemSolveOptions) -> tuple[str, dict]:
     if sampler == "chance" and opts:
         raise UserError("--regret, --averaging and --hands-per-board apply to --sampler public "
                         "(chance sampling is CFR+ with linear averaging, one deal at a time)")
-    if not 0 <= (args.hands_per_board or 0) <= BOARD_HANDS:
-        raise UserError(f"--hands-per-board must be 0 (every hand) or 1..{BOARD_HANDS}, got "
+    if args.hands_per_board and not 2 <= args.hands_per_board <= BOARD_HANDS:
+        raise UserError(f"--hands-per-board must be 0 (every hand) or 2..{BOARD_HANDS}, got "
                         f"{args.hands_per_board}")
     for key, allowed in (("regret", REGRETS), ("averaging", AVERAGING)):
         if key in opts and opts[key] not in allowed:
