@@ -409,7 +409,8 @@ def pcs_root_values(ntype, player, rnd, nact, child, spent, off, bk, t0, t1, t2,
     _, _, bkt, val, gend, RP, RO, V, AV, SG, NODE, DP, DO, ACT = _buffers()
     cards = np.empty(7, np.uint8)
     out = np.zeros(4, np.int64)
-    np.random.seed(seed)
+    if m_hands > 0:  # only a sample draws: the thread's random stream is left alone otherwise
+        np.random.seed(seed)
     H = sampled_board_hands(board, n_rounds, bk, tabs, ha, hb, bkt, val, gend, cards, out,
                             m_hands)
     card = np.zeros(52)
