@@ -62,3 +62,39 @@ def test_comparison_resumes_from_its_cache(tmp_path, monkeypatch, capsys):
     assert list(pols._loaded) == ["b", "c"] and pols["b"][0] is pb
     ab, ba = duplicate_match(tree, pa, pb, 300, seed=5), duplicate_match(tree, pb, pa, 300, seed=5)
     assert ab.mean == -ba.mean and ab.half_width == ba.half_width
+
+
+def load_plot():
+    spec = importlib.util.spec_from_file_location("plot_holdem_methods",
+                                                  ROOT / "bench" / "plot_holdem_methods.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_plot_of_the_comparison(tmp_path, capsys):
+    plot = load_plot()
+    rows = [{"strategy": n, "recall": rec, "information_sets": sets, "lbr": lbr, "lbr_hw": 9.0,
+             "lbr_seat0": lbr + 40, "lbr_seat1": lbr - 40, "vs_call": 510.0, "vs_call_hw": 6.0,
+             "vs_raise": 400.0, "vs_raise_hw": 20.0}
+            for n, rec, sets, lbr in (("a", "perfect", 166e6, 180.0),
+                                      ("b", "imperfect", 17e6, 250.0),
+                                      ("c", "perfect", 166e6, 140.0))]
+    pairs = [{"a": "a", "b": "b", "h2h": 5.0, "h2h_hw": 2.0},
+             {"a": "a", "b": "c", "h2h": -7.5, "h2h_hw": 2.5}]
+    mean, hw = plot.round_robin_matrix(["a", "b", "c"], pairs)
+    assert mean[0, 1] == 5.0 and mean[1, 0] == -5.0 and mean[2, 0] == 7.5
+    assert hw[2, 0] == 2.5 and np.isnan(mean[1, 2]) and np.isnan(mean[0, 0])
+    src = tmp_path / "figures.json"
+    src.write_text(json.dumps({"rows": rows, "round_robin": pairs}))
+    out = tmp_path / "docs" / "m.png"
+    assert plot.main([str(src), "--out", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert [p.name for p in out.parent.iterdir()] == ["m.png"]  # no temp file left
+    # without a round robin: two panels; a missing or empty file: one line, exit 2
+    src.write_text(json.dumps({"rows": rows}))
+    assert plot.main([str(src), "--out", str(out)]) == 0
+    assert plot.main([str(tmp_path / "none.json"), "--out", str(out)]) == 2
+    src.write_text("{}")
+    assert plot.main([str(src), "--out", str(out)]) == 2
+    assert capsys.readouterr().err.count("\n") == 2
