@@ -14,9 +14,9 @@ from solve.holdem.evaluate import duplicate_match
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def load_bench():
-    spec = importlib.util.spec_from_file_location("bench_holdem_methods",
-                                                  ROOT / "bench" / "bench_holdem_methods.py")
+def load_script(name: str):
+    """``bench/<name>.py`` as a module (bench/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -29,7 +29,7 @@ def test_comparison_resumes_from_its_cache(tmp_path, monkeypatch, capsys):
                          "--sampler", sampler, "--iterations", "300" if sampler == "chance"
                          else "20", "--lbr-deals", "0", "--h2h-deals", "50",
                          "--seed", str(ord(name))]) == 0
-    bench = load_bench()
+    bench = load_script("bench_holdem_methods")
     argv = ["--data-dir", str(tmp_path), "a", "b", "c", "--reference", "b", "--h2h-deals",
             "400", "--baseline-deals", "200", "--lbr-boards", "2", "--round-robin",
             "--cache", str(tmp_path / "figures")]
@@ -64,16 +64,8 @@ def test_comparison_resumes_from_its_cache(tmp_path, monkeypatch, capsys):
     assert ab.mean == -ba.mean and ab.half_width == ba.half_width
 
 
-def load_plot():
-    spec = importlib.util.spec_from_file_location("plot_holdem_methods",
-                                                  ROOT / "bench" / "plot_holdem_methods.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_plot_of_the_comparison(tmp_path, capsys):
-    plot = load_plot()
+    plot = load_script("plot_holdem_methods")
     rows = [{"strategy": n, "recall": rec, "information_sets": sets, "lbr": lbr, "lbr_hw": 9.0,
              "lbr_seat0": lbr + 40, "lbr_seat1": lbr - 40, "vs_call": 510.0, "vs_call_hw": 6.0,
              "vs_raise": 400.0, "vs_raise_hw": 20.0}
