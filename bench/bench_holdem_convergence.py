@@ -3,7 +3,7 @@ always-call and always-raise, and head-to-head against a reference strategy (by 
 longest run's final one), each against solve time, from the runs' checkpoint evaluations.
 
     python bench/bench_holdem_convergence.py --data-dir D holdem-holdem-pa-cfr+ \
-        holdem-holdem-pa-pcs --out docs/holdem-convergence.png
+        holdem-holdem-pa-pcs-h64 --out docs/holdem-convergence.png
 
 Reads each run's record (``run_record``: its checkpoint's ``state.json`` when that is further
 on than its ``run.json``); the head-to-head points need the checkpoints' weights (``solve

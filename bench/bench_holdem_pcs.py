@@ -59,7 +59,7 @@ def small(buckets: tuple[int, int] = (8, 64), hands: tuple[int, ...] = (),
                (2000, 8000, 30000, 60000))]
     if settings:
         makers += [(f"public, {r} / {a}", (lambda r=r, a=a: HoldemPCS(tree, b, seed=2, regret=r,
-                                                                     averaging=a)),
+                                                                     averaging=a, hands=0)),
                     (10, 40, 150, 300))
                    for r in REGRETS for a in AVERAGING]
     # the default update with m hands per board: about 1,081 / m times the iterations
@@ -110,7 +110,7 @@ def main() -> int:
     tree = build_tree(HoldemRules())
     print(f"abstraction {b.name} {'/'.join(map(str, b.n_buckets))}, "
           f"NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS', 'all')}")
-    cs, pcs = HoldemCFR(tree, b, seed=1), HoldemPCS(tree, b, seed=1)
+    cs, pcs = HoldemCFR(tree, b, seed=1), HoldemPCS(tree, b, seed=1, hands=0)
     cs.iterate(1000)
     pcs.iterate(1)  # compile
     _, w_cs, _ = timed(cs.iterate, args.cs_iterations)

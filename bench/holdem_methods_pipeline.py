@@ -10,8 +10,8 @@ order that respects what each needs:
    20/800/4800/28800; imperfect recall ``eb`` and ``pa-emd`` at 169/9000/9000/9000 and
    ``ochs`` at 169/9000/9000/28232 (the perfect-recall game's information-set count); the GS4
    source game ``pa`` 169/800/4800/28800;
-3. one CPU hour of solving each (the public sampler, plain regret matching, linear averaging,
-   10-minute checkpoints with a 50-board evaluation): the GS4 source first, then
+3. one CPU hour of solving each (the public sampler on every hand, plain regret matching,
+   linear averaging, 10-minute checkpoints with a 50-board evaluation): the GS4 source first, then
    ``strategy`` 20/800/4800/28800 built from its strategy and solved like the others;
 4. ``bench_holdem_methods.py`` on each strategy as its solve ends (``eval-RUN``: 400-board
    LBR, the baselines, 700,000-deal duplicate head-to-head against ``pa``), then the round
@@ -59,6 +59,7 @@ from schema.interrupt import deferred_stop  # noqa: E402
 
 FULL = "20,800,4800,28800"
 SOLVE_FLAGS = ["--sampler", "public", "--regret", "vanilla", "--averaging", "linear",
+               "--hands-per-board", "0",
                "--time-limit", "3600", "--clock", "cpu", "--checkpoint-minutes", "10",
                "--lbr-boards", "50"]
 #: (method, recall, buckets, source strategy of a GS4 build)

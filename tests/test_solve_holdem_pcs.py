@@ -20,7 +20,7 @@ from solve.holdem.evaluate import (Policy, _tree_args, best_response, board_lbr,
                                    tree_levels)
 from solve.holdem.game import (DECISION, FOLD, FOLD_END, RAISE, RIVER_KEYS, HoldemRules,
                                build_tree)
-from solve.holdem.pcs import DCFR_ALPHA, DCFR_BETA, HoldemPCS
+from solve.holdem.pcs import DCFR_ALPHA, DCFR_BETA, PCS_HANDS, HoldemPCS
 
 BOARD = np.array([3, 17, 30, 44, 51], np.uint8)
 
@@ -256,12 +256,15 @@ def test_a_checkpoint_keeps_its_hands_per_board(tiny2, tmp_path):
     c.iterate(3)
     c.save(tmp_path / "ck")
     assert HoldemPCS(tree, b, hands=50).load(tmp_path / "ck")["hands"] == 50
-    with pytest.raises(ValueError, match="hands"):
-        HoldemPCS(tree, b).load(tmp_path / "ck")
+    with pytest.raises(ValueError, match="hands 50, not 0"):
+        HoldemPCS(tree, b, hands=0).load(tmp_path / "ck")
     state = json.loads((tmp_path / "ck" / "state.json").read_text())
     del state["hands"]  # written before the setting existed: every hand
     (tmp_path / "ck" / "state.json").write_text(json.dumps(state))
-    assert HoldemPCS(tree, b).load(tmp_path / "ck")["iteration"] == 3
+    assert HoldemPCS(tree, b, hands=0).load(tmp_path / "ck")["iteration"] == 3
+    with pytest.raises(ValueError, match=f"hands 0, not {PCS_HANDS}"):
+        HoldemPCS(tree, b).load(tmp_path / "ck")  # the default samples PCS_HANDS per board
+    assert HoldemPCS(tree, b).hands == PCS_HANDS == 64
     assert HoldemPCS(tree, b, hands=1081).hands == 0
     for bad in (1082, 1, -1):
         with pytest.raises(ValueError, match="hands"):
@@ -283,23 +286,44 @@ def test_cli_hands_per_board(tmp_path, capsys):
         assert "--hands-per-board" in err and "Traceback" not in err and err.count("\n") == 1
 
 
+def test_cli_resumes_a_checkpoint_from_before_hands_per_board_with_every_hand(tmp_path,
+                                                                            capsys):
+    """A checkpoint written before the setting existed (no ``hands`` in its state, every hand
+    walked) resumes with every hand although the default now samples 64."""
+    args = ["--data-dir", str(tmp_path), "solve", "--game", "holdem", "--abstraction",
+            "synthetic:3,6", "--max-bets", "2", "--lbr-deals", "50", "--h2h-deals", "200",
+            "--name", "old"]
+    assert cli.main(args + ["--iterations", "4", "--hands-per-board", "0"]) == 0
+    state_file = tmp_path / "strategies" / "old" / "checkpoint" / "state.json"
+    state = json.loads(state_file.read_text())
+    del state["hands"]
+    state_file.write_text(json.dumps(state))
+    capsys.readouterr()
+    assert cli.main(args + ["--iterations", "6", "--resume"]) == 0
+    assert "algorithm=pcs iterations=6 " in capsys.readouterr().out
+    assert json.loads(state_file.read_text())["hands"] == 0
+
+
 def test_cli_public_sampler(tmp_path, capsys):
     d = str(tmp_path)
     args = ["--data-dir", d, "solve", "--game", "holdem", "--abstraction", "synthetic:3,6",
             "--max-bets", "2", "--lbr-deals", "50", "--h2h-deals", "200"]
-    assert cli.main(args + ["--iterations", "20"]) == 0  # the default sampler
+    assert cli.main(args + ["--iterations", "20"]) == 0  # the default sampler, 64 hands
     out = capsys.readouterr().out
-    assert "algorithm=pcs " in out and "holdem-synthetic-3-6-pcs" in out
+    assert "algorithm=pcs-h64 " in out and "holdem-synthetic-3-6-pcs-h64" in out
     assert cli.main(args + ["--iterations", "30", "--resume"]) == 0
     assert "iterations=30 " in capsys.readouterr().out
+    assert cli.main(args + ["--hands-per-board", "0", "--iterations", "4"]) == 0  # every hand
+    out = capsys.readouterr().out
+    assert "algorithm=pcs " in out and "/holdem-synthetic-3-6-pcs/" in out
     assert cli.main(args + ["--regret", "plus", "--averaging", "quadratic", "--iterations",
                             "5"]) == 0
-    assert "algorithm=pcs-plus-quadratic " in capsys.readouterr().out
+    assert "algorithm=pcs-plus-quadratic-h64 " in capsys.readouterr().out
     # resuming keeps the checkpoint's settings; asking for others is refused in one line
-    assert cli.main(args + ["--name", "holdem-synthetic-3-6-pcs-plus-quadratic", "--resume",
+    assert cli.main(args + ["--name", "holdem-synthetic-3-6-pcs-plus-quadratic-h64", "--resume",
                             "--iterations", "8"]) == 0
-    assert "algorithm=pcs-plus-quadratic iterations=8 " in capsys.readouterr().out
-    assert cli.main(args + ["--name", "holdem-synthetic-3-6-pcs-plus-quadratic", "--resume",
+    assert "algorithm=pcs-plus-quadratic-h64 iterations=8 " in capsys.readouterr().out
+    assert cli.main(args + ["--name", "holdem-synthetic-3-6-pcs-plus-quadratic-h64", "--resume",
                             "--iterations", "9", "--regret", "vanilla"]) == 2
     assert "was solved with regret 'plus'" in capsys.readouterr().err
     assert cli.main(args + ["--sampler", "chance", "--regret", "vanilla", "--iterations",
@@ -483,10 +507,11 @@ def test_a_strategy_is_loaded_at_any_kept_checkpoint(tmp_path, capsys):
 
     from schema.errors import UserError
     from solve.holdem.run import load_policy, run_record, stored_iterations
+    # every hand: iterations slow enough for checkpoints in between
     args = ["--data-dir", str(tmp_path), "solve", "--game", "holdem", "--abstraction",
             "synthetic:3,6", "--max-bets", "2", "--lbr-deals", "0", "--h2h-deals", "50",
-            "--name", "k", "--keep-averages", "--checkpoint-minutes", "0.002", "--iterations",
-            "400"]
+            "--name", "k", "--keep-averages", "--checkpoint-minutes", "0.002",
+            "--hands-per-board", "0", "--iterations", "400"]
     assert cli.main(args) == 0
     d = Path(tmp_path) / "strategies" / "k"
     kept = sorted(int(f.stem.split("-")[1]) for f in (d / "checkpoint").glob("average-*.npy"))

@@ -4,8 +4,8 @@ holdem`` goes through ``queries/holdem_compare.py``.
     python cli.py solve --game holdem --abstraction holdem-pa --time-limit 3600
     python cli.py solve --game holdem --abstraction holdem-pa --time-limit 7200 --resume
     python cli.py solve --game holdem --abstraction synthetic:20,800,4800,28800 --iterations 100000
-    python cli.py compare --game holdem holdem-holdem-pa-pcs holdem-holdem-eb-pcs
-    python cli.py evaluate holdem-holdem-pa-pcs
+    python cli.py compare --game holdem holdem-holdem-pa-pcs-h64 holdem-holdem-eb-pcs-h64
+    python cli.py evaluate holdem-holdem-pa-pcs-h64
 
 A run writes ``<data_dir>/strategies/<name>/``: ``strategy.parquet`` (one row per information
 set and action, ``cards`` = bucket sequence; query it with ``cli.py sql``), ``average.npy``
@@ -23,7 +23,7 @@ from pathlib import Path
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 from solve.holdem.evaluate import Policy, duplicate_match
-from solve.holdem.pcs import AVERAGING, DCFR_ALPHA, DCFR_BETA, REGRETS
+from solve.holdem.pcs import AVERAGING, DCFR_ALPHA, DCFR_BETA, PCS_HANDS, REGRETS
 from solve.holdem.run import (CLOCKS, DEFAULT_SAMPLER, SAMPLERS, HoldemSolveOptions, lbr_estimate,
                               load_policy, solve_holdem)
 
@@ -64,9 +64,11 @@ def add_arguments(p) -> None:
                         "1, t (linear, default) or t^2 (quadratic)")
     g.add_argument("--hands-per-board", type=int, default=None, metavar="M",
                    help="holdem, --sampler public: keep M of each sampled board's 1,081 private "
-                        "hands, drawn at random (0, default: all); between chance sampling (one "
-                        "hand each) and public chance sampling: more boards per CPU second, "
-                        "fewer opponent hands per board")
+                        f"hands, drawn at random (default {PCS_HANDS}, chosen by measurement; "
+                        "0: every hand, the paper's public chance sampling; a resumed run keeps "
+                        "its checkpoint's); between chance sampling (one hand each) and public "
+                        "chance sampling: more boards per CPU second, fewer opponent hands per "
+                        "board")
     g.add_argument("--clock", choices=list(CLOCKS), default="wall",
                    help="holdem: what --time-limit and --checkpoint-minutes count: 'wall' "
                         "seconds of solving (default) or the process's 'cpu' seconds (all "

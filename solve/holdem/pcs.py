@@ -27,6 +27,7 @@ kept with the same probability, so each information set's regret and average inc
 unbiased up to one constant factor (which regret matching and the averages ignore). It
 spans the samplers between chance sampling (one hand each, one board) and public chance
 sampling (every hand, one board): more boards per CPU second, fewer opponent hands per board.
+The default keeps 64 (``PCS_HANDS``, chosen by measurement); ``hands=0`` walks every hand.
 
 Same arrays, layout and checkpoints as :class:`HoldemCFR`, so the tables, evaluators
 and ``--resume`` are shared.
@@ -54,6 +55,13 @@ AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
 PCS_REGRET, PCS_AVERAGING = "linear", "linear"
 #: the hands of a board (C(47, 2)); ``hands`` of this or 0 means all of them
 BOARD_HANDS = 1081
+#: the default hands kept per board, by measurement (BENCHMARKS.md, issue 17): on pa
+#: 20/800/4800/28800 after one CPU hour, 64 and 16 hands per board had LBR bounds of 124.7 and
+#: 122.8 +- 14 mbb/g against 140 +- 15 with every hand (linear CFR) and 194.8 +- 20.8 for
+#: chance sampling on the same machine, beat the every-hand plain-regret-matching strategy by
+#: +14.5 and +12.5 +- 0.9 and the chance-sampled one by +116.0 and +114.8 +- 1.5; 64 beat 16
+#: head-to-head by 1.6 +- 0.6 mbb/g
+PCS_HANDS = 64
 #: a setting's value in checkpoints written before it existed
 SETTING_BEFORE = {"sampler": "chance", "hands": 0}
 
@@ -66,8 +74,8 @@ class HoldemPCS(HoldemCFR):
             and share the arrays lock-free; reproducible only with one).
         regret: ``linear`` (default), ``vanilla``, ``plus`` or ``dcfr``.
         averaging: ``linear`` (default), ``quadratic`` or ``uniform``.
-        hands: private hands kept per board (0, the default: all 1,081; see the module
-            docstring).
+        hands: private hands kept per board (``PCS_HANDS``, 64, by default; 0 or 1,081: all
+            of them, the paper's public chance sampling; see the module docstring).
     """
 
     sampler = "public"
@@ -76,7 +84,7 @@ class HoldemPCS(HoldemCFR):
 
     def __init__(self, tree: BettingTree, buckets: HoldemBuckets, seed: int = 0,
                  threads: int = 1, regret: str = PCS_REGRET, averaging: str = PCS_AVERAGING,
-                 hands: int = 0):
+                 hands: int = PCS_HANDS):
         if regret not in REGRETS:
             raise ValueError(f"regret must be one of {sorted(REGRETS)}, got {regret!r}")
         if averaging not in AVERAGING:
@@ -135,9 +143,9 @@ class HoldemPCS(HoldemCFR):
     def load(self, directory: Path) -> dict:
         state = super().load(directory)
         for key, mine in self.settings().items():
-            if state.get(key, SETTING_BEFORE.get(key)) != mine:
-                raise ValueError(f"checkpoint was solved with {key} {state.get(key)!r}, not "
-                                 f"{mine!r}")
+            theirs = state.get(key, SETTING_BEFORE.get(key))
+            if theirs != mine:
+                raise ValueError(f"checkpoint was solved with {key} {theirs!r}, not {mine!r}")
         if self.regret == "dcfr":  # saved flushed: every discount up to its iteration applied
             self._stamp[:] = self.iteration_ + 1
         return state

@@ -21,8 +21,8 @@ from schema.progress import progress_bar
 from solve.abstractions import built_at, refuse_stale_checkpoint
 from solve.holdem.buckets import load_buckets, synthetic_buckets
 from solve.holdem.cfr import HoldemCFR, _atomic_npy
-from solve.holdem.pcs import (AVERAGING, BOARD_HANDS, PCS_AVERAGING, PCS_REGRET, REGRETS,
-                              HoldemPCS)
+from solve.holdem.pcs import (AVERAGING, BOARD_HANDS, PCS_AVERAGING, PCS_HANDS, PCS_REGRET,
+                              REGRETS, SETTING_BEFORE, HoldemPCS)
 from solve.holdem.evaluate import (Policy, board_lbr, duplicate_match, local_best_response,
                                    sample_deals, seat_value)
 from solve.holdem.game import HoldemRules, build_tree
@@ -74,7 +74,7 @@ class HoldemSolveOptions:
     sampler: str | None = None  # None: the checkpoint's when resuming, else DEFAULT_SAMPLER
     regret: str | None = None  # None: the checkpoint's, else the sampler's default
     averaging: str | None = None
-    hands_per_board: int | None = None  # None: the checkpoint's, else 0 (every hand)
+    hands_per_board: int | None = None  # None: the checkpoint's, else PCS_HANDS; 0: every hand
     clock: str = "wall"  # what --time-limit and --checkpoint-minutes count; see CLOCKS
 
 
@@ -89,11 +89,11 @@ def _sampler_options(args: HoldemSolveOptions) -> tuple[str, dict]:
     if sampler not in SAMPLERS:
         raise UserError(f"--sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
     opts = {k: v for k, v in (("regret", args.regret), ("averaging", args.averaging),
-                              ("hands", args.hands_per_board or None)) if v is not None}
+                              ("hands", args.hands_per_board)) if v is not None}
     if sampler == "chance" and opts:
         raise UserError("--regret, --averaging and --hands-per-board apply to --sampler public "
                         "(chance sampling is CFR+ with linear averaging, one deal at a time)")
-    if args.hands_per_board and not 2 <= args.hands_per_board <= BOARD_HANDS:
+    if opts.get("hands", 0) != 0 and not 2 <= opts["hands"] <= BOARD_HANDS:
         raise UserError(f"--hands-per-board must be 0 (every hand) or 2..{BOARD_HANDS}, got "
                         f"{args.hands_per_board}")
     for key, allowed in (("regret", REGRETS), ("averaging", AVERAGING)):
@@ -110,12 +110,12 @@ def make_solver(args: HoldemSolveOptions, tree, buckets):
 
 def algorithm_label(args: HoldemSolveOptions) -> str:
     """``cfr+`` (chance sampling), ``pcs`` (public chance sampling with its defaults) or
-    ``pcs-<regret>-<averaging>``, then ``-h<M>`` with ``--hands-per-board M``: names and
-    catalog rows."""
+    ``pcs-<regret>-<averaging>``, then ``-h<M>`` when it keeps M hands per board (the default
+    64 included; every hand, the paper's PCS, has no suffix): names and catalog rows."""
     if (args.sampler or DEFAULT_SAMPLER) == "chance":
         return "cfr+"
     regret, averaging = args.regret or PCS_REGRET, args.averaging or PCS_AVERAGING
-    hands = args.hands_per_board or 0
+    hands = PCS_HANDS if args.hands_per_board is None else args.hands_per_board
     return ("pcs" + ("" if (regret, averaging) == (PCS_REGRET, PCS_AVERAGING)
                      else f"-{regret}-{averaging}")
             + (f"-h{hands}" if 0 < hands < BOARD_HANDS else ""))
@@ -127,11 +127,12 @@ def _settings_of_checkpoint(args: HoldemSolveOptions, ckpt: Path) -> HoldemSolve
         state = json.loads((ckpt / "state.json").read_text())
     except (OSError, ValueError) as exc:
         raise UserError(f"cannot read checkpoint {ckpt}: {exc}") from None
-    return replace(args, sampler=args.sampler or state.get("sampler", "chance"),
-                   regret=args.regret or state.get("regret"),
-                   averaging=args.averaging or state.get("averaging"),
-                   hands_per_board=(args.hands_per_board if args.hands_per_board is not None
-                                    else state.get("hands")))
+    sampler = args.sampler or state.get("sampler", SETTING_BEFORE["sampler"])
+    hands = args.hands_per_board
+    if hands is None and sampler == "public":  # written before --hands-per-board: every hand
+        hands = state.get("hands", SETTING_BEFORE["hands"])
+    return replace(args, sampler=sampler, regret=args.regret or state.get("regret"),
+                   averaging=args.averaging or state.get("averaging"), hands_per_board=hands)
 
 
 def solve_holdem(args: HoldemSolveOptions) -> int:
