@@ -20,7 +20,8 @@ from solve.holdem.evaluate import (Policy, _tree_args, best_response, board_lbr,
                                    tree_levels)
 from solve.holdem.game import (DECISION, FOLD, FOLD_END, RAISE, RIVER_KEYS, HoldemRules,
                                build_tree)
-from solve.holdem.pcs import DCFR_ALPHA, DCFR_BETA, PCS_HANDS, HoldemPCS
+from solve.holdem.pcs import (BOARD_HANDS, DCFR_ALPHA, DCFR_BETA, PCS_HANDS, HoldemPCS,
+                              check_settings)
 
 BOARD = np.array([3, 17, 30, 44, 51], np.uint8)
 
@@ -248,6 +249,18 @@ def test_a_checkpoint_resumes_only_with_its_sampler_and_settings(tiny2, tmp_path
         HoldemPCS(tree, b, averaging="quadratic").load(tmp_path / "ck")
     with pytest.raises(ValueError):
         HoldemPCS(tree, b, regret="cfr")
+
+
+def test_check_settings_names_the_setting_out_of_range():
+    """The one check of the solver and the command line (which names its flags)."""
+    check_settings("linear", "linear", 0)
+    check_settings("plus", "uniform", BOARD_HANDS)
+    for bad, name in ((("cfr", "linear", 0), "regret"), (("plus", "cubic", 0), "averaging"),
+                      (("plus", "linear", 1), "hands"), (("plus", "linear", BOARD_HANDS + 1), "hands")):
+        with pytest.raises(ValueError, match=f"^{name} must"):
+            check_settings(*bad)
+    with pytest.raises(ValueError, match="^--hands-per-board must be 0"):
+        check_settings("plus", "linear", -3, names={"hands": "--hands-per-board"})
 
 
 def test_a_checkpoint_keeps_its_hands_per_board(tiny2, tmp_path):

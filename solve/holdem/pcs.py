@@ -66,6 +66,18 @@ PCS_HANDS = 64
 SETTING_BEFORE = {"sampler": "chance", "hands": 0}
 
 
+def check_settings(regret: str, averaging: str, hands: int,
+                   names: dict[str, str] | None = None) -> None:
+    """Raise ValueError naming the first of the sampler's settings out of range (the one check
+    of the solver and of the command line, which names its flags through ``names``)."""
+    n = {"regret": "regret", "averaging": "averaging", "hands": "hands", **(names or {})}
+    for key, value, allowed in (("regret", regret, REGRETS), ("averaging", averaging, AVERAGING)):
+        if value not in allowed:
+            raise ValueError(f"{n[key]} must be one of {', '.join(allowed)}, got {value!r}")
+    if int(hands) != 0 and not 2 <= int(hands) <= BOARD_HANDS:  # one hand makes no deal
+        raise ValueError(f"{n['hands']} must be 0 (every hand) or 2..{BOARD_HANDS}, got {hands!r}")
+
+
 class HoldemPCS(HoldemCFR):
     """Vectorised public-chance-sampling CFR (see the module docstring).
 
@@ -85,12 +97,7 @@ class HoldemPCS(HoldemCFR):
     def __init__(self, tree: BettingTree, buckets: HoldemBuckets, seed: int = 0,
                  threads: int = 1, regret: str = PCS_REGRET, averaging: str = PCS_AVERAGING,
                  hands: int = PCS_HANDS):
-        if regret not in REGRETS:
-            raise ValueError(f"regret must be one of {sorted(REGRETS)}, got {regret!r}")
-        if averaging not in AVERAGING:
-            raise ValueError(f"averaging must be one of {sorted(AVERAGING)}, got {averaging!r}")
-        if int(hands) != 0 and not 2 <= int(hands) <= BOARD_HANDS:  # one hand makes no deal
-            raise ValueError(f"hands must be 0 (all) or 2..{BOARD_HANDS}, got {hands!r}")
+        check_settings(regret, averaging, hands)
         super().__init__(tree, buckets, seed=seed, threads=threads)
         self.regret, self.averaging = regret, averaging
         self.hands = 0 if int(hands) == BOARD_HANDS else int(hands)

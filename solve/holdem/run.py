@@ -21,8 +21,8 @@ from schema.progress import progress_bar
 from solve.abstractions import built_at, refuse_stale_checkpoint
 from solve.holdem.buckets import load_buckets, synthetic_buckets
 from solve.holdem.cfr import HoldemCFR, _atomic_npy
-from solve.holdem.pcs import (AVERAGING, BOARD_HANDS, PCS_AVERAGING, PCS_HANDS, PCS_REGRET,
-                              REGRETS, SETTING_BEFORE, HoldemPCS)
+from solve.holdem.pcs import (BOARD_HANDS, PCS_AVERAGING, PCS_HANDS, PCS_REGRET, SETTING_BEFORE,
+                              HoldemPCS, check_settings)
 from solve.holdem.evaluate import (Policy, board_lbr, duplicate_match, local_best_response,
                                    sample_deals, seat_value)
 from solve.holdem.game import HoldemRules, build_tree
@@ -93,12 +93,13 @@ def _sampler_options(args: HoldemSolveOptions) -> tuple[str, dict]:
     if sampler == "chance" and opts:
         raise UserError("--regret, --averaging and --hands-per-board apply to --sampler public "
                         "(chance sampling is CFR+ with linear averaging, one deal at a time)")
-    if opts.get("hands", 0) != 0 and not 2 <= opts["hands"] <= BOARD_HANDS:
-        raise UserError(f"--hands-per-board must be 0 (every hand) or 2..{BOARD_HANDS}, got "
-                        f"{args.hands_per_board}")
-    for key, allowed in (("regret", REGRETS), ("averaging", AVERAGING)):
-        if key in opts and opts[key] not in allowed:
-            raise UserError(f"--{key} must be one of {', '.join(allowed)}, got {opts[key]!r}")
+    try:
+        check_settings(opts.get("regret", PCS_REGRET), opts.get("averaging", PCS_AVERAGING),
+                       opts.get("hands", PCS_HANDS),
+                       names={"regret": "--regret", "averaging": "--averaging",
+                              "hands": "--hands-per-board"})
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
     return sampler, opts
 
 
