@@ -90,3 +90,27 @@ def test_plot_of_the_comparison(tmp_path, capsys):
     src.write_text("{}")
     assert plot.main([str(src), "--out", str(out)]) == 2
     assert capsys.readouterr().err.count("\n") == 2
+
+
+def test_seats_bench_reads_lbr_against_the_seat_value(tmp_path, capsys):
+    """``bench/bench_holdem_seats.py``: per strategy, LBR beyond the seat's value is LBR as SB
+    minus the self-play value to the small blind and LBR as BB plus it; with ``--current`` a
+    run's current strategy and its average of the same checkpoint, and their head-to-head."""
+    assert cli.main(["--data-dir", str(tmp_path), "solve", "--game", "holdem", "--abstraction",
+                     "synthetic:2,4", "--max-bets", "2", "--name", "p", "--sampler", "public",
+                     "--iterations", "20", "--lbr-deals", "0", "--h2h-deals", "50"]) == 0
+    bench = load_script("bench_holdem_seats")
+    out = tmp_path / "rows.json"
+    assert bench.main(["--data-dir", str(tmp_path), "p", "--current", "p", "--boards", "3",
+                       "--deals", "200", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())
+    assert [r["strategy"] for r in rows] == ["p", "p current@20", "p average@20"]
+    for r in rows:
+        assert r["beyond_sb"] == r["as_sb"] - r["v_sb"] and r["beyond_bb"] == r["as_bb"] + r["v_sb"]
+        assert abs(r["lbr"] - (r["as_sb"] + r["as_bb"]) / 2) < 1e-9
+    # the stored strategy is the final average: the same figures as the checkpoint's average
+    assert rows[0]["lbr"] == rows[2]["lbr"] and rows[0]["v_sb"] == rows[2]["v_sb"]
+    assert "h2h_vs_average" in rows[1] and "| p current@20 |" in capsys.readouterr().out
+    assert bench.main(["--data-dir", str(tmp_path), "--current", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1
