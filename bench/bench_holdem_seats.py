@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from schema.errors import UserError  # noqa: E402
 from solve.holdem.evaluate import (Policy, board_lbr, board_seat_values,  # noqa: E402
                                    duplicate_match, sample_boards, to_mbb)
-from solve.holdem.run import load_policy  # noqa: E402
+from solve.holdem.run import load_policy, run_game  # noqa: E402
 
 #: the LBR boards of bench_holdem_methods.py
 BOARD_SEED = 2024
@@ -47,7 +47,7 @@ def seat_row(name: str, pol: Policy, tree, boards: np.ndarray) -> dict:
             "seconds": round(time.perf_counter() - t0, 1)}
 
 
-def current_and_average(name: str, ddir: Path, cache: dict) -> tuple[Policy, Policy, object, int]:
+def current_and_average(name: str, ddir: Path, cache: dict) -> tuple[Policy, Policy, object]:
     """A run's current strategy and average strategy of its newest checkpoint (read together:
     refused if the checkpoint is replaced meanwhile)."""
     ck = ddir / "strategies" / name / "checkpoint"
@@ -59,12 +59,11 @@ def current_and_average(name: str, ddir: Path, cache: dict) -> tuple[Policy, Pol
     except (OSError, ValueError) as exc:
         raise UserError(f"no checkpoint of run {name!r} in {ck} ({exc})") from None
     it = json.loads(state)["iteration"]
-    finished = (ddir / "strategies" / name / "run.json").exists()
-    pol, tree = load_policy(name if finished else f"{name}@{it}", ddir, cache)  # tree, buckets
-    cur = Policy.table(f"{name} current@{it}", tree, pol.buckets,
+    tree, buckets = run_game(name, ddir, cache)
+    cur = Policy.table(f"{name} current@{it}", tree, buckets,
                        np.maximum(regrets, 0).astype(np.float32))
-    avg = Policy.table(f"{name} average@{it}", tree, pol.buckets, average)
-    return cur, avg, tree, it
+    avg = Policy.table(f"{name} average@{it}", tree, buckets, average)
+    return cur, avg, tree
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -88,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
             pol, tree = load_policy(spec, ddir, cache)
             rows.append(seat_row(spec, pol, tree, boards))
         for run in args.current:
-            cur, avg, tree, _ = current_and_average(run, ddir, cache)
+            cur, avg, tree = current_and_average(run, ddir, cache)
             for pol in (cur, avg):
                 rows.append(seat_row(pol.name, pol, tree, boards))
             e = duplicate_match(tree, cur, avg, args.deals, seed=21)

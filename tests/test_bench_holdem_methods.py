@@ -106,7 +106,8 @@ def test_seats_bench_reads_lbr_against_the_seat_value(tmp_path, capsys):
     rows = json.loads(out.read_text())
     assert [r["strategy"] for r in rows] == ["p", "p current@20", "p average@20"]
     for r in rows:
-        assert r["beyond_sb"] == r["as_sb"] - r["v_sb"] and r["beyond_bb"] == r["as_bb"] + r["v_sb"]
+        assert r["beyond_sb"] == r["as_sb"] - r["v_sb"]
+        assert r["beyond_bb"] == r["as_bb"] + r["v_sb"]
         assert abs(r["lbr"] - (r["as_sb"] + r["as_bb"]) / 2) < 1e-9
     # the stored strategy is the final average: the same figures as the checkpoint's average
     assert rows[0]["lbr"] == rows[2]["lbr"] and rows[0]["v_sb"] == rows[2]["v_sb"]

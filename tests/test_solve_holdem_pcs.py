@@ -256,7 +256,8 @@ def test_check_settings_names_the_setting_out_of_range():
     check_settings("linear", "linear", 0)
     check_settings("plus", "uniform", BOARD_HANDS)
     for bad, name in ((("cfr", "linear", 0), "regret"), (("plus", "cubic", 0), "averaging"),
-                      (("plus", "linear", 1), "hands"), (("plus", "linear", BOARD_HANDS + 1), "hands")):
+                      (("plus", "linear", 1), "hands"),
+                      (("plus", "linear", BOARD_HANDS + 1), "hands")):
         with pytest.raises(ValueError, match=f"^{name} must"):
             check_settings(*bad)
     with pytest.raises(ValueError, match="^--hands-per-board must be 0"):

@@ -344,6 +344,21 @@ def stored_iterations(ddir: Path, name: str) -> int | None:
     return json.loads(f.read_text())["iterations"] if f.exists() else None
 
 
+def run_game(name: str, ddir: Path, tree_cache: dict):
+    """(betting tree, buckets) of run ``name`` (finished or still going); the buckets are
+    loaded once per abstraction into ``tree_cache``."""
+    try:
+        meta = run_record(ddir, name)
+        key = meta.get("spec", meta["abstraction"])
+        max_bets = meta.get("max_bets", meta.get("rules", {}).get("max_bets", 4))
+    except (OSError, ValueError, KeyError) as exc:
+        raise UserError(f"no holdem run {name!r} in {ddir / 'strategies'} ({exc})") from None
+    if key not in tree_cache:
+        tree_cache[key] = _buckets(key, ddir)
+    buckets = tree_cache[key]
+    return build_tree(HoldemRules(n_rounds=buckets.n_rounds, max_bets=max_bets)), buckets
+
+
 def load_policy(spec: str, ddir: Path, tree_cache: dict):
     """A stored strategy or a baseline, with the tree of its run. ``NAME`` is the strategy a
     finished run stored; ``NAME@ITERATIONS`` its average strategy at that checkpoint (kept by
@@ -357,18 +372,12 @@ def load_policy(spec: str, ddir: Path, tree_cache: dict):
             raise ValueError(f"expected NAME@ITERATIONS, got {spec!r}")
         if not at and not (d / "run.json").exists():
             raise OSError(f"{d / 'run.json'} does not exist (a run still going: NAME@ITERATIONS)")
-        meta = run_record(ddir, name)
-        key = meta.get("spec", meta["abstraction"])
-        max_bets = meta.get("max_bets", meta.get("rules", {}).get("max_bets", 4))
         kept = d / "checkpoint" / f"average-{int(it)}.npy" if at else None
         final = not at or (not kept.exists() and int(it) == stored_iterations(ddir, name))
         weights = np.load(d / "average.npy" if final else kept, mmap_mode="r")
     except (OSError, ValueError, KeyError) as exc:
         raise UserError(f"no holdem strategy {spec!r} in {ddir / 'strategies'} ({exc})") from None
-    if key not in tree_cache:
-        tree_cache[key] = _buckets(key, ddir)
-    buckets = tree_cache[key]
-    tree = build_tree(HoldemRules(n_rounds=buckets.n_rounds, max_bets=max_bets))
+    tree, buckets = run_game(name, ddir, tree_cache)
     try:
         return Policy.table(spec, tree, buckets, np.asarray(weights)), tree
     except ValueError as exc:
