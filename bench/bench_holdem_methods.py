@@ -35,14 +35,15 @@ from schema.catalog_abstraction import Abstraction  # noqa: E402
 from schema.errors import UserError  # noqa: E402
 from schema.storage import AtomicFile  # noqa: E402
 from solve.holdem.evaluate import Policy, board_lbr, duplicate_match  # noqa: E402
-from solve.holdem.run import load_policy, run_record, stored_iterations  # noqa: E402
+from solve.holdem.run import (load_policy, run_record, spec_parts,  # noqa: E402
+                              stored_iterations)
 
 
 def strategy(spec: str, ddir: Path, cache: dict):
     """(policy, tree, abstraction name, iterations, solve seconds, clock) of ``NAME`` or
     ``NAME@ITERATIONS`` (``load_policy``; a run still going is read from its checkpoint)."""
     pol, tree = load_policy(spec, ddir, cache)
-    meta = run_record(ddir, spec.partition("@")[0])
+    meta = run_record(ddir, spec_parts(spec)[0])
     iters = identity(spec, ddir)["iterations"]
     entry = next((e for e in meta.get("log", []) if e["iterations"] == iters), {})
     return (pol, tree, meta["abstraction"], iters, entry.get("solve_seconds", float("nan")),
@@ -52,7 +53,7 @@ def strategy(spec: str, ddir: Path, cache: dict):
 def identity(spec: str, ddir: Path) -> dict:
     """What a figure of ``spec`` depends on besides the evaluation's own parameters: the run and
     the iterations of the strategy read (a run resumed further is another strategy)."""
-    name, _, at = spec.partition("@")
+    name, at, _ = spec_parts(spec)
     return {"spec": spec, "iterations": int(at) if at else stored_iterations(ddir, name)}
 
 

@@ -38,7 +38,7 @@ from solve.games.compile import ACTION_NAMES, CompiledGame, compile_game
 from solve.games.rules import LimitPokerRules
 from solve.holdem import _kernels as HK
 from solve.holdem.buckets import indexer_tables
-from solve.holdem.run import load_policy
+from solve.holdem.run import load_policy, spec_parts
 from solve.runs import NAME_PATTERN
 from solve.table import read_strategy, strategy_path
 
@@ -243,9 +243,12 @@ class HoldemLookup:
 
 def open_lookup(data_dir: str | Path, name: str):
     """The look-up of stored strategy ``name``: :class:`HoldemLookup` for a Texas Hold'em
-    strategy, :class:`StrategyLookup` for the others."""
-    if NAME_PATTERN.match(name) and (Path(data_dir) / "strategies" / name / "run.json").exists() \
-            and (Path(data_dir) / "strategies" / name / "average.npy").exists():
+    strategy (also ``NAME@ITERATIONS`` and ``~TAU``, as ``load_policy`` reads them),
+    :class:`StrategyLookup` for the others."""
+    base = spec_parts(name)[0]
+    run = Path(data_dir) / "strategies" / base
+    if NAME_PATTERN.match(base) and (run / "run.json").exists() \
+            and (run / "average.npy").exists():
         return HoldemLookup(data_dir, name)
     return StrategyLookup(data_dir, name)
 

@@ -115,3 +115,35 @@ def test_seats_bench_reads_lbr_against_the_seat_value(tmp_path, capsys):
     assert bench.main(["--data-dir", str(tmp_path), "--current", "nope"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_threshold_bench_pairs_lbr_with_the_unthresholded_strategy(tmp_path, capsys):
+    """``bench/bench_holdem_threshold.py``: the unthresholded row is ``board_lbr`` on the same
+    boards (seed 2024), each threshold's difference is paired board by board, and a bad
+    threshold or strategy is one line and exit 2; ``bench_holdem_methods`` takes ``~TAU``."""
+    from solve.holdem.evaluate import board_lbr, sample_boards
+    from solve.holdem.run import load_policy
+    assert cli.main(["--data-dir", str(tmp_path), "solve", "--game", "holdem", "--abstraction",
+                     "synthetic:2,4", "--max-bets", "2", "--name", "p", "--iterations", "40",
+                     "--lbr-deals", "0", "--h2h-deals", "50"]) == 0
+    capsys.readouterr()
+    bench = load_script("bench_holdem_threshold")
+    assert bench.main(["--data-dir", str(tmp_path), "p", "--thresholds", "0.2,pure",
+                       "--boards", "4", "--deals", "300"]) == 0
+    rows = [r for r in capsys.readouterr().out.splitlines() if r.startswith("| ")][1:]
+    assert [r.split(" | ")[0] for r in rows] == ["| none", "| 0.2", "| pure"]
+    pol, tree = load_policy("p", tmp_path, {})
+    lbr = board_lbr(tree, pol, 4, seed=2024, boards=sample_boards(4, seed=2024))[0]
+    assert rows[0].split(" | ")[1].startswith(f"{lbr.mean:.1f} +- {lbr.half_width:.1f}")
+    for r, tau in zip(rows[1:], ("0.2", "pure")):
+        t_pol, _ = load_policy(f"p~{tau}", tmp_path, {})
+        t_lbr = board_lbr(tree, t_pol, 4, seed=2024, boards=sample_boards(4, seed=2024))[0]
+        assert r.split(" | ")[2].startswith(f"{t_lbr.mean - lbr.mean:+.1f}")
+    for argv in (["p", "--thresholds", "2"], ["nobody"]):
+        assert bench.main(["--data-dir", str(tmp_path), *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and err.count("\n") == 1
+    methods = load_script("bench_holdem_methods")
+    assert methods.main(["--data-dir", str(tmp_path), "p~pure", "--reference", "p",
+                         "--lbr-boards", "2", "--h2h-deals", "100"]) == 0
+    assert "| p~pure |" in capsys.readouterr().out

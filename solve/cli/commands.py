@@ -84,6 +84,10 @@ def register(subparsers) -> None:
                    help="holdem: LBR over this many deals (default: as the solve run)")
     e.add_argument("--h2h-deals", type=int, default=None,
                    help="holdem: duplicate deals against each baseline (default: as the solve run)")
+    e.add_argument("--threshold", default=None, metavar="TAU",
+                   help="holdem: evaluate the strategy thresholded at TAU (action probabilities "
+                   "below it dropped, the rest renormalised; 'pure': purification; Ganzfried, "
+                   "Sandholm & Waugh 2012)")
     e.set_defaults(func=run_evaluate)
     q = _documented(subparsers, "strategy", "what a stored strategy plays at real cards and a "
                     "betting history", lookup.__doc__)
@@ -262,9 +266,12 @@ def run_evaluate(args) -> int:
     if not path.exists():
         raise UserError(f"no strategy {args.strategy!r} (looked for {path})")
     fmt = table_format(path)
+    if args.threshold is not None and fmt != "holdem":
+        raise UserError("--threshold applies to holdem strategies")
     if fmt != "compiled":
         if fmt == "holdem":
-            return holdem_cli.run_evaluate(path, args.lbr_boards, args.lbr_deals, args.h2h_deals)
+            return holdem_cli.run_evaluate(path, args.lbr_boards, args.lbr_deals, args.h2h_deals,
+                                           args.threshold)
         return {"tree": classic_cli.evaluate_command, "kuhn3": kuhn3.evaluate_command}[fmt](path)
     head = lookup.table_head(path)
     game_name, abstraction = head["game"], head["abstraction"]

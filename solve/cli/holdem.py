@@ -84,17 +84,17 @@ def run_solve(args) -> int:
 
 
 def run_evaluate(path: Path, lbr_boards: int | None = None, lbr_deals: int | None = None,
-                 h2h_deals: int | None = None) -> int:
+                 h2h_deals: int | None = None, threshold: str | None = None) -> int:
     """``evaluate`` of a Hold'em strategy: the LBR bound and duplicate results against the
     baselines, over the numbers of deals (boards) given, else those its solve run used (fresh
-    seeds)."""
+    seeds); with ``threshold``, of the strategy thresholded at it (``load_policy``'s ``~TAU``)."""
     for flag, v in (("--lbr-boards", lbr_boards), ("--lbr-deals", lbr_deals),
                     ("--h2h-deals", h2h_deals)):
         if v is not None and v < (2 if flag == "--h2h-deals" else 0):
             raise UserError(f"{flag} must be at least {2 if flag == '--h2h-deals' else 0}, got {v}")
     ddir = resolve_data_dir()
     name = path.parent.name
-    pol, tree = load_policy(name, ddir, {})
+    pol, tree = load_policy(name if threshold is None else f"{name}~{threshold}", ddir, {})
     meta = json.loads((ddir / "strategies" / name / "run.json").read_text())
     h2h = h2h_deals if h2h_deals is not None else max(int(meta.get("h2h_deals", 20000)), 2)
     n_lbr = lbr_deals if lbr_deals is not None else int(meta.get("lbr_deals", 2000))

@@ -189,11 +189,16 @@ def board_lbr(tree: BettingTree, policy: Policy, n_boards: int, seed: int = 0,
     Returns (mean over seats, LBR as seat 0, LBR as seat 1), mbb/g, intervals over boards.
     ``runouts``: completions of the board for LBR's equity on the preflop and flop."""
     boards = sample_boards(n_boards, seed) if boards is None else boards
-    perms = np.argsort(np.random.default_rng(seed + 1).random((len(boards), runouts, 52)),
-                       axis=2).astype(np.int64)
-    out = board_lbr_values(tree, policy, boards, perms)
+    out = board_lbr_values(tree, policy, boards, lbr_runouts(len(boards), seed, runouts))
     bb = tree.rules.big_blind
     return to_mbb(out.mean(axis=1), bb), to_mbb(out[:, 0], bb), to_mbb(out[:, 1], bb)
+
+
+def lbr_runouts(n_boards: int, seed: int, runouts: int = 32) -> np.ndarray:
+    """(boards, runouts, 52): the deck orders from which :func:`board_lbr` with ``seed`` draws
+    LBR's board completions on the preflop and flop (so other callers can pair with it)."""
+    return np.argsort(np.random.default_rng(seed + 1).random((n_boards, runouts, 52)),
+                      axis=2).astype(np.int64)
 
 
 def board_lbr_values(tree: BettingTree, policy: Policy, boards: np.ndarray,

@@ -26,6 +26,7 @@ from solve.holdem.pcs import (BOARD_HANDS, PCS_AVERAGING, PCS_HANDS, PCS_REGRET,
 from solve.holdem.evaluate import (Policy, board_lbr, duplicate_match, local_best_response,
                                    sample_deals, seat_value)
 from solve.holdem.game import HoldemRules, build_tree
+from solve.holdem.threshold import threshold
 from solve.holdem.table import write_strategy_table
 from solve.loop import check_positive_finite
 from solve.runs import NAME_PATTERN as _NAME
@@ -359,14 +360,41 @@ def run_game(name: str, ddir: Path, tree_cache: dict):
     return build_tree(HoldemRules(n_rounds=buckets.n_rounds, max_bets=max_bets)), buckets
 
 
+def parse_threshold(text: str) -> float:
+    """The threshold of a ``~TAU`` suffix or ``--threshold``: a probability in (0, 1], 1 or
+    ``pure`` being purification. Raises ValueError naming the text otherwise."""
+    try:
+        tau = 1.0 if text == "pure" else float(text)
+    except ValueError:
+        tau = float("nan")
+    if not 0.0 < tau <= 1.0:  # nan fails too
+        raise ValueError(f"threshold must be in (0, 1] or 'pure', got {text!r}")
+    return tau
+
+
+def spec_parts(spec: str) -> tuple[str, str | None, str | None]:
+    """(NAME, ITERATIONS, TAU) of a strategy spec ``NAME[@ITERATIONS][~TAU]`` (see
+    :func:`load_policy`), the texts as given, None where a part is absent."""
+    base, tilde, tau = spec.partition("~")
+    name, at, it = base.partition("@")
+    return name, (it if at else None), (tau if tilde else None)
+
+
 def load_policy(spec: str, ddir: Path, tree_cache: dict):
     """A stored strategy or a baseline, with the tree of its run. ``NAME`` is the strategy a
     finished run stored; ``NAME@ITERATIONS`` its average strategy at that checkpoint (kept by
-    ``solve --keep-averages``; also while the run is still going)."""
+    ``solve --keep-averages``; also while the run is still going); either followed by
+    ``~TAU`` is that strategy thresholded at TAU, ``~pure`` purified
+    (``solve.holdem.threshold``)."""
     if spec in BASELINES:
         return spec, None
-    name, at, it = spec.partition("@")
+    name, it, tau_text = spec_parts(spec)
+    at = it is not None
     d = ddir / "strategies" / name
+    try:
+        tau = parse_threshold(tau_text) if tau_text is not None else None
+    except ValueError as exc:
+        raise UserError(f"holdem strategy {spec!r}: {exc}") from None
     try:
         if at and not it.isdigit():
             raise ValueError(f"expected NAME@ITERATIONS, got {spec!r}")
@@ -379,6 +407,10 @@ def load_policy(spec: str, ddir: Path, tree_cache: dict):
         raise UserError(f"no holdem strategy {spec!r} in {ddir / 'strategies'} ({exc})") from None
     tree, buckets = run_game(name, ddir, tree_cache)
     try:
-        return Policy.table(spec, tree, buckets, np.asarray(weights)), tree
+        pol = Policy.table(spec, tree, buckets, np.asarray(weights))
     except ValueError as exc:
         raise UserError(str(exc)) from None
+    if tau is not None:
+        pol = Policy.table(spec, tree, buckets,
+                           threshold(tree, buckets.n_buckets, pol.weights, tau))
+    return pol, tree
