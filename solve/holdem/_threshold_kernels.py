@@ -1,5 +1,5 @@
-"""Numba kernel of ``solve/holdem/threshold.py``: thresholding every information set of a
-strategy's weight array in place of a copy."""
+"""Numba kernel of ``solve/holdem/threshold.py``: every information set of a strategy's
+weight array thresholded, into a new array."""
 
 from __future__ import annotations
 

@@ -1,11 +1,13 @@
 """Strategy thresholding and purification (Ganzfried, Sandholm & Waugh, "Strategy purification
 and thresholding: effective non-equilibrium approaches for playing large games", AAMAS 2012).
 
-An abstract equilibrium computed by sampled CFR carries small probabilities that are mostly
-noise of the sampling and of the abstraction; playing them in the real game can cost more than
-it hides. Thresholding sets every action probability below ``tau`` to zero and renormalises
-(the most probable action is always kept); ``tau >= 1`` is purification, the most probable
-action only. The result is another weight array of the same layout, so every evaluator and
+An abstract equilibrium computed by sampled CFR carries small probabilities, partly noise of
+the sampling and partly mixing that fits the abstraction rather than the real game.
+Thresholding sets every action probability below ``tau`` to zero and renormalises (the most
+probable action is always kept); ``tau >= 1`` is purification, the most probable action only.
+The paper found such strategies stronger head-to-head but not always less exploitable; on
+Texas Hold'em here they win against the unthresholded strategy and have higher LBR bounds
+(BENCHMARKS.md). The result is another weight array of the same layout, so every evaluator and
 table writer takes it as it takes the average strategy.
 """
 
