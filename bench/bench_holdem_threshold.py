@@ -20,9 +20,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from schema.errors import UserError  # noqa: E402
-from solve.holdem.evaluate import (board_lbr_values, duplicate_match,  # noqa: E402
+from solve.holdem.evaluate import (Policy, board_lbr_values, duplicate_match,  # noqa: E402
                                    lbr_runouts, sample_boards, to_mbb)
 from solve.holdem.run import load_policy, parse_threshold  # noqa: E402
+from solve.holdem.threshold import threshold  # noqa: E402
 
 #: the LBR boards of bench_holdem_methods.py
 BOARD_SEED = 2024
@@ -39,39 +40,37 @@ def main(argv: list[str] | None = None) -> int:
                     help="duplicate deals of each thresholded strategy against the strategy")
     args = ap.parse_args(argv)
     try:
-        taus = args.thresholds.split(",")
-        for t in taus:
-            parse_threshold(t)
+        taus = {t: parse_threshold(t) for t in args.thresholds.split(",")}
         if args.boards < 2 or args.deals < 2:
             raise ValueError("--boards and --deals must be at least 2")
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    ddir, cache = Path(args.data_dir), {}
     boards = sample_boards(args.boards, seed=BOARD_SEED)
     perms = lbr_runouts(args.boards, BOARD_SEED)
     try:
-        raw, tree = load_policy(args.strategy, ddir, cache)
-        rows = []
-        base = None
-        for tau in [None] + taus:
-            t0 = time.perf_counter()
-            pol = raw if tau is None else load_policy(f"{args.strategy}~{tau}", ddir, cache)[0]
-            v = board_lbr_values(tree, pol, boards, perms)
-            bb = tree.rules.big_blind
-            row = {"tau": tau or "none", "lbr": to_mbb(v.mean(axis=1), bb),
-                   "sb": to_mbb(v[:, 0], bb).mean, "bb": to_mbb(v[:, 1], bb).mean}
-            if base is None:
-                base = v
-            else:
-                row["diff"] = to_mbb(v.mean(axis=1) - base.mean(axis=1), bb)
-                row["h2h"] = duplicate_match(tree, pol, raw, args.deals, seed=21)
-            row["seconds"] = time.perf_counter() - t0
-            rows.append(row)
-            print(f"  {row['tau']}: {row['seconds']:.0f} s", file=sys.stderr, flush=True)
+        raw, tree = load_policy(args.strategy, Path(args.data_dir), {})
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    bb = tree.rules.big_blind
+
+    def row(label, pol):
+        t0 = time.perf_counter()
+        v = board_lbr_values(tree, pol, boards, perms)
+        r = {"tau": label, "v": v, "lbr": to_mbb(v.mean(axis=1), bb),
+             "sb": to_mbb(v[:, 0], bb).mean, "bb": to_mbb(v[:, 1], bb).mean}
+        if label != "none":  # paired with the unthresholded strategy, board by board
+            r["diff"] = to_mbb(v.mean(axis=1) - rows[0]["v"].mean(axis=1), bb)
+            r["h2h"] = duplicate_match(tree, pol, raw, args.deals, seed=21)
+        print(f"  {label}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+        return r
+
+    rows: list[dict] = []
+    rows.append(row("none", raw))
+    for text, tau in taus.items():  # thresholded from the weights already loaded
+        w = threshold(tree, raw.buckets.n_buckets, raw.weights, tau)
+        rows.append(row(text, Policy.table(f"{args.strategy}~{text}", tree, raw.buckets, w)))
     print(f"{args.strategy}: LBR over {args.boards} boards x 2 seats (paired), head-to-head over "
           f"{args.deals:,} duplicate deals; mbb/g, 95%")
     print("| threshold | LBR (as SB / as BB) | LBR minus unthresholded | vs unthresholded |")
