@@ -88,6 +88,20 @@ def register(subparsers) -> None:
                    help="holdem: evaluate the strategy thresholded at TAU (action probabilities "
                    "below it dropped, the rest renormalised; 'pure': purification; Ganzfried, "
                    "Sandholm & Waugh 2012)")
+    c = e.add_argument_group("holdem convergence curve (--curve)")
+    c.add_argument("--curve", action="store_true",
+                   help="holdem: the run's convergence instead: each checkpoint's LBR bound and "
+                   "results against always-call / always-raise (as the solve logged them) and "
+                   "head-to-head against --reference (of checkpoints kept by --keep-averages), "
+                   "against solve CPU time; a table per run and a PNG of the four panels")
+    c.add_argument("--with", dest="with_runs", action="append", default=[], metavar="RUN",
+                   help="--curve: another run on the same picture (repeatable)")
+    c.add_argument("--reference", default=None, metavar="SPEC",
+                   help="--curve: head-to-head opponent, NAME[@ITERATIONS][~TAU] (default: the "
+                   "final strategy of the run with the most solve time)")
+    c.add_argument("--out", default=None, metavar="PNG",
+                   help="--curve: where the picture goes (default "
+                   "<data-dir>/reports/STRATEGY-convergence.png)")
     e.set_defaults(func=run_evaluate)
     q = _documented(subparsers, "strategy", "what a stored strategy plays at real cards and a "
                     "betting history", lookup.__doc__)
@@ -258,6 +272,16 @@ def unreached_report(strategy, show: int = 12) -> list[str]:
 
 def run_evaluate(args) -> int:
     ddir = resolve_data_dir()
+    curve_only = [f for f, v in (("--with", args.with_runs), ("--reference", args.reference),
+                                 ("--out", args.out)) if v]
+    if args.curve:
+        if args.threshold is not None or args.lbr_boards is not None or args.lbr_deals is not None:
+            raise UserError("--curve plots the logged evaluations: no --threshold, --lbr-boards "
+                            "or --lbr-deals (give the thresholded strategy as --reference)")
+        return holdem_cli.run_curve(args.strategy, args.with_runs, args.reference,
+                                    args.h2h_deals, args.out)
+    if curve_only:
+        raise UserError(f"{', '.join(curve_only)} only go with --curve")
     path = Path(args.strategy)
     if not (path.suffix == ".parquet" and path.exists()):
         if not _NAME.match(args.strategy):

@@ -6,6 +6,7 @@ holdem`` goes through ``queries/holdem_compare.py``.
     python cli.py solve --game holdem --abstraction synthetic:20,800,4800,28800 --iterations 100000
     python cli.py compare --game holdem holdem-holdem-pa-pcs-h64 holdem-holdem-eb-pcs-h64
     python cli.py evaluate holdem-holdem-pa-pcs-h64
+    python cli.py evaluate holdem-holdem-pa-pcs-h64 --curve --with holdem-holdem-eb-pcs-h64
 
 A run writes ``<data_dir>/strategies/<name>/``: ``strategy.parquet`` (one row per information
 set and action, ``cards`` = bucket sequence; query it with ``cli.py sql``), ``average.npy``
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
+from solve.holdem import curve
 from solve.holdem.evaluate import Policy, duplicate_match
 from solve.holdem.pcs import AVERAGING, DCFR_ALPHA, DCFR_BETA, PCS_HANDS, REGRETS
 from solve.holdem.run import (CLOCKS, DEFAULT_SAMPLER, SAMPLERS, HoldemSolveOptions, lbr_estimate,
@@ -107,4 +109,22 @@ def run_evaluate(path: Path, lbr_boards: int | None = None, lbr_deals: int | Non
         (lbr, s0, s1), unit = lbr
         print(f"local best response (lower bound on exploitability): {lbr} over {unit} "
               f"[as seat 0: {s0.mean:+.1f}, as seat 1: {s1.mean:+.1f}]")
+    return 0
+
+
+def run_curve(name: str, with_runs: list[str], reference: str | None, h2h_deals: int | None,
+              out: str | None) -> int:
+    """``evaluate NAME --curve``: :func:`solve.holdem.curve.convergence` of NAME and the
+    ``--with`` runs, printed as one table per run and drawn as a PNG."""
+    ddir = resolve_data_dir()
+    path = Path(out) if out else ddir / "reports" / f"{name}-convergence.png"
+    if path.suffix.lower() != ".png":
+        raise UserError(f"--out must name a .png file, got {str(path)!r}")
+    deals = h2h_deals if h2h_deals is not None else 20_000
+    ref, curves = curve.convergence(ddir, [name, *with_runs], reference, deals)
+    print(f"head-to-head against {ref} ({deals:,} duplicate deals); mbb/g, 95%; "
+          "\"~\": CPU seconds estimated for a stretch solved on the wall clock")
+    for r, points in curves.items():
+        print("\n" + curve.markdown(r, points))
+    print(f"\nsaved {curve.plot(curves, ref, path)}")
     return 0

@@ -1,0 +1,145 @@
+"""Convergence of Texas Hold'em solve runs (issue 17): the LBR bound and the results against
+always-call and always-raise that each checkpoint logged, and head-to-head against a reference
+strategy, each against solve time.
+
+    python cli.py evaluate pa-h64 --curve                      # one run against its own end
+    python cli.py evaluate pa-h64 --curve --with eb-h64 --reference pa-h64 --out pa-eb.png
+
+The first three measures are the ones the solve computed at each checkpoint (``run.json``, or
+the checkpoint's ``state.json`` when that is further on: a run still going is read too); the
+head-to-head points are computed here, so they need the checkpoints' weights (``solve
+--keep-averages``). Time is solve CPU seconds: for a run begun on the wall clock and resumed
+with ``--clock cpu``, the wall-clock stretch is estimated (:func:`cpu_seconds`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from schema.errors import UserError
+from solve.holdem.evaluate import Policy, duplicate_match
+from solve.holdem.run import load_policy, run_record, spec_parts, stored_iterations
+
+#: (key of the logged figures, panel title)
+MEASURES = (("lbr", "LBR lower bound on exploitability"), ("vs_always_call", "vs always-call"),
+            ("vs_always_raise", "vs always-raise"), ("h2h", "head-to-head vs reference"))
+
+
+def cpu_seconds(log: list[dict]) -> list[float]:
+    """Solve CPU seconds at each checkpoint. A run started on the wall clock and resumed with
+    ``--clock cpu`` logs wall seconds, then wall + CPU seconds: its wall-clock checkpoints are
+    put at ``iterations / rate``, the rate (iterations per CPU second) measured over its first
+    CPU-clock stretch, and the later ones shifted by the same amount (an estimate). A run
+    logged on one clock throughout is returned as logged."""
+    wall = [i for i, e in enumerate(log) if e.get("clock", "wall") != "cpu"]
+    cpu = [i for i, e in enumerate(log) if e.get("clock") == "cpu"]
+    if not wall or not cpu or cpu[0] < wall[-1]:
+        return [e["solve_seconds"] for e in log]
+    a, b = log[wall[-1]], log[cpu[0]]
+    rate = (b["iterations"] - a["iterations"]) / (b["solve_seconds"] - a["solve_seconds"])
+    shift = a["iterations"] / rate - a["solve_seconds"]
+    return [e["iterations"] / rate if i in wall else e["solve_seconds"] + shift
+            for i, e in enumerate(log)]
+
+
+def run_points(ddir: Path, name: str) -> list[dict]:
+    """The checkpoint evaluations of run ``name``, each a copy of its log entry with
+    ``cpu_s`` (:func:`cpu_seconds`) and ``cpu_est`` (True where that is an estimate)."""
+    if spec_parts(name)[1:] != (None, None):
+        raise UserError(f"a convergence curve is of a run, got {name!r} (no @ITERATIONS or ~TAU)")
+    try:
+        log = run_record(ddir, name).get("log", [])
+    except (OSError, ValueError):
+        raise UserError(f"no holdem run {name!r} in {ddir / 'strategies'} (no run.json or "
+                        "checkpoint)") from None
+    if not log:
+        raise UserError(f"run {name!r} has no checkpoint evaluations yet")
+    cpu = cpu_seconds(log)
+    est = cpu != [e["solve_seconds"] for e in log]
+    return [{**e, "cpu_s": c, "cpu_est": est} for e, c in zip(log, cpu)]
+
+
+def convergence(ddir: Path, runs: list[str], reference: str | None = None,
+                h2h_deals: int = 20_000, seed: int = 4242) -> tuple[str, dict[str, list[dict]]]:
+    """(reference, {run: points}): :func:`run_points` of each run, with ``h2h_mbb`` /
+    ``h2h_hw`` (duplicate match over ``h2h_deals`` deals, the same deals for every point)
+    added to every checkpoint whose weights are kept and that is not the reference itself.
+    The reference defaults to the final strategy of the run with the most solve time."""
+    if h2h_deals < 2:
+        raise UserError(f"head-to-head needs at least 2 deals, got {h2h_deals}")
+    curves = {r: run_points(ddir, r) for r in dict.fromkeys(runs)}
+    ref_name = reference or max(curves, key=lambda r: curves[r][-1]["cpu_s"])
+    cache: dict = {}
+    ref, _ = load_policy(ref_name, ddir, cache)
+    if isinstance(ref, str):
+        raise UserError(f"the reference must be a stored strategy, got the baseline {ref!r}")
+    base, it, tau = spec_parts(ref_name)
+    ref_it = int(it) if it is not None else stored_iterations(ddir, base)
+    for r, points in curves.items():
+        ck = ddir / "strategies" / r / "checkpoint"
+        final = stored_iterations(ddir, r)
+        pol = tree = None
+        for e in points:
+            n = e["iterations"]
+            if r == base and n == ref_it and tau is None:
+                continue  # the reference itself
+            kept = ck / f"average-{n}.npy"
+            if n != final and not kept.exists():
+                continue
+            if pol is None:
+                pol, tree = load_policy(r if final is not None else f"{r}@{n}", ddir, cache)
+            p = pol if n == final else Policy.table(r, tree, pol.buckets,
+                                                    np.load(kept, mmap_mode="r"))
+            h = duplicate_match(tree, p, ref, h2h_deals, seed=seed)
+            e["h2h_mbb"], e["h2h_hw"] = round(h.mean, 2), round(h.half_width, 2)
+    return ref_name, curves
+
+
+def markdown(name: str, points: list[dict]) -> str:
+    """One run's points as a Markdown table (mbb/g, 95% half-widths; "~" marks estimated
+    CPU seconds)."""
+    rows = ["| solve CPU s | iterations | LBR | vs always-call | vs always-raise | h2h |",
+            "|---:|---:|---|---|---|---|"]
+    for e in points:
+        cells = [f"{e[k + '_mbb']:+.1f} +- {e[k + '_hw']:.1f}" if k + "_mbb" in e else ""
+                 for k, _ in MEASURES]
+        t = ("~" if e["cpu_est"] else "") + f"{e['cpu_s']:,.0f}"
+        rows.append(f"| {t} | {e['iterations']:,} | " + " | ".join(cells) + " |")
+    return f"{name}\n\n" + "\n".join(rows)
+
+
+def plot(curves: dict[str, list[dict]], reference: str, out: Path) -> Path:
+    """The four measures against solve CPU minutes, one line per run, saved as a PNG at
+    ``out`` (written to a temporary file, then renamed)."""
+    import matplotlib  # heavy: loaded only when a picture is drawn
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 2, figsize=(11, 8), sharex=True)
+    for ax, (k, title) in zip(axes.ravel(), MEASURES):
+        for i, (r, points) in enumerate(curves.items()):
+            pts = [(e["cpu_s"] / 60, e[k + "_mbb"], e[k + "_hw"]) for e in points
+                   if k + "_mbb" in e]
+            if pts:
+                x, y, hw = map(np.array, zip(*pts))
+                ax.errorbar(x, y, yerr=hw, marker="o", capsize=3, label=r, color=f"C{i}")
+        ax.set_title(title + (f" {reference}" if k == "h2h" else "") + " (mbb/g, 95%)",
+                     fontsize=10)
+        ax.axhline(0, color="grey", lw=0.5)
+        ax.grid(alpha=0.3)
+    for ax in axes[1]:
+        ax.set_xlabel("solve time (CPU min)")
+    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=8)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    try:
+        fig.savefig(tmp, dpi=110, format="png")
+        tmp.replace(out)
+    finally:
+        plt.close(fig)
+        tmp.unlink(missing_ok=True)
+    return out
