@@ -29,10 +29,14 @@ def main() -> int:
     ap.add_argument("--reference", default=None,
                     help="strategy to play head-to-head (default: the run with most solve time)")
     ap.add_argument("--h2h-deals", type=int, default=20_000)
+    ap.add_argument("--lbr-boards", type=int, default=0,
+                    help="measure the LBR bound of every kept checkpoint again over the same "
+                         "boards (seed 2024, the 400-board tables' boards) instead of the logged one")
     ap.add_argument("--out", default=None, help="PNG of the four panels")
     args = ap.parse_args()
     try:
-        ref, curves = curve.convergence(args.data_dir, args.runs, args.reference, args.h2h_deals)
+        ref, curves = curve.convergence(args.data_dir, args.runs, args.reference, args.h2h_deals,
+                                        lbr_boards=args.lbr_boards)
     except UserError as exc:
         raise SystemExit(f"error: {exc}") from None
     for r, points in curves.items():

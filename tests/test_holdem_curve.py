@@ -12,7 +12,8 @@ import pytest
 import cli
 from schema.errors import UserError
 from solve.holdem.curve import convergence, cpu_seconds, run_points
-from solve.holdem.evaluate import duplicate_match
+from solve.holdem.evaluate import board_lbr, board_lbr_values, duplicate_match, lbr_runouts, \
+    sample_boards, to_mbb
 from solve.holdem.run import load_policy
 
 SOLVE = ["solve", "--game", "holdem", "--abstraction", "synthetic:3,6", "--max-bets", "2",
@@ -54,10 +55,38 @@ def test_head_to_head_of_each_kept_checkpoint_against_the_reference(runs):
             assert (e["h2h_mbb"], e["h2h_hw"]) == (round(want.mean, 2), round(want.half_width, 2))
 
 
+def test_lbr_again_over_the_same_boards_and_paired_with_the_last_point(runs, tmp_path):
+    import shutil
+    d = tmp_path / "copy"
+    shutil.copytree(runs, d)
+    ck = d / "strategies" / "a" / "checkpoint"
+    gone = min(int(f.stem.split("-")[1]) for f in ck.glob("average-*.npy"))
+    (ck / f"average-{gone}.npy").unlink()
+    _, curves = convergence(d, ["a"], reference="b", h2h_deals=10, lbr_boards=6, lbr_seed=9)
+    points = curves["a"]
+    boards, perms = sample_boards(6, 9), lbr_runouts(6, 9)
+    last, _ = load_policy("a", d, {})
+    tree = load_policy("a", d, {})[1]
+    v_last = board_lbr_values(tree, last, boards, perms).mean(axis=1)
+    for e in points:
+        if e["iterations"] == gone:  # no weights: its logged LBR was over other deals
+            assert "lbr_mbb" not in e and "lbr_vs_last_mbb" not in e
+            continue
+        pol, _ = load_policy(f"a@{e['iterations']}", d, {})
+        want, s0, s1 = board_lbr(tree, pol, 6, seed=9)
+        assert (e["lbr_mbb"], e["lbr_hw"]) == (round(want.mean, 2), round(want.half_width, 2))
+        assert (e["lbr_seat0_mbb"], e["lbr_seat1_mbb"]) == (round(s0.mean, 2), round(s1.mean, 2))
+        assert e["lbr_boards"] == 6 and "lbr_deals" not in e
+        diff = to_mbb(board_lbr_values(tree, pol, boards, perms).mean(axis=1) - v_last)
+        assert (e["lbr_vs_last_mbb"], e["lbr_vs_last_hw"]) == (round(diff.mean, 2),
+                                                              round(diff.half_width, 2))
+    assert (points[-1]["lbr_vs_last_mbb"], points[-1]["lbr_vs_last_hw"]) == (0.0, 0.0)
+
+
 def test_reference_defaults_to_the_longest_run(runs):
     a, b = (run_points(runs, r)[-1]["cpu_s"] for r in ("a", "b"))
     ref_name, _ = convergence(runs, ["b", "a"], h2h_deals=10)
-    assert ref_name == ("a" if a >= b else "b")
+    assert ref_name == ("a" if a > b else "b")  # a tie: the first run given
 
 
 def test_a_checkpoint_without_kept_weights_has_no_head_to_head(runs, tmp_path):
@@ -87,11 +116,18 @@ def test_evaluate_curve_prints_tables_and_saves_a_png(runs, capsys, tmp_path):
     assert cli.main(["--data-dir", str(runs), "evaluate", "b", "--curve", "--h2h-deals",
                      "20"]) == 0
     assert (runs / "reports" / "b-convergence.png").stat().st_size > 0
+    assert cli.main(["--data-dir", str(runs), "evaluate", "b", "--curve", "--h2h-deals", "20",
+                     "--lbr-boards", "3", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "LBR over the same 3 boards for every kept checkpoint" in text
+    assert "| LBR - last (paired) |" in text
 
 
 @pytest.mark.parametrize("extra,message", [
     (["--with", "b"], "--with only go with --curve"),
-    (["--curve", "--threshold", "0.1"], "--curve plots the logged evaluations"),
+    (["--curve", "--threshold", "0.1"], "--curve takes no --threshold"),
+    (["--curve", "--lbr-deals", "10"], "--curve takes no --threshold or --lbr-deals"),
+    (["--curve", "--lbr-boards", "1"], "at least 2 boards"),
     (["--curve", "--with", "nope"], "no holdem run 'nope'"),
     (["--curve", "--reference", "a@7"], "no holdem strategy 'a@7'"),
     (["--curve", "--reference", "always-call"], "must be a stored strategy"),

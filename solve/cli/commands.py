@@ -93,7 +93,9 @@ def register(subparsers) -> None:
                    help="holdem: the run's convergence instead: each checkpoint's LBR bound and "
                    "results against always-call / always-raise (as the solve logged them) and "
                    "head-to-head against --reference (of checkpoints kept by --keep-averages), "
-                   "against solve CPU time; a table per run and a PNG of the four panels")
+                   "against solve CPU time; a table per run and a PNG of the four panels; "
+                   "with --lbr-boards N, the LBR bound of every kept checkpoint measured again "
+                   "over the same N boards, and its difference from the run's last, paired")
     c.add_argument("--with", dest="with_runs", action="append", default=[], metavar="RUN",
                    help="--curve: another run on the same picture (repeatable)")
     c.add_argument("--reference", default=None, metavar="SPEC",
@@ -275,11 +277,11 @@ def run_evaluate(args) -> int:
     curve_only = [f for f, v in (("--with", args.with_runs), ("--reference", args.reference),
                                  ("--out", args.out)) if v]
     if args.curve:
-        if args.threshold is not None or args.lbr_boards is not None or args.lbr_deals is not None:
-            raise UserError("--curve plots the logged evaluations: no --threshold, --lbr-boards "
-                            "or --lbr-deals (give the thresholded strategy as --reference)")
+        if args.threshold is not None or args.lbr_deals is not None:
+            raise UserError("--curve takes no --threshold or --lbr-deals (a thresholded "
+                            "strategy can be the --reference)")
         return holdem_cli.run_curve(args.strategy, args.with_runs, args.reference,
-                                    args.h2h_deals, args.out)
+                                    args.h2h_deals, args.out, args.lbr_boards or 0)
     if curve_only:
         raise UserError(f"{', '.join(curve_only)} only go with --curve")
     path = Path(args.strategy)

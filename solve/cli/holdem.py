@@ -113,7 +113,7 @@ def run_evaluate(path: Path, lbr_boards: int | None = None, lbr_deals: int | Non
 
 
 def run_curve(name: str, with_runs: list[str], reference: str | None, h2h_deals: int | None,
-              out: str | None) -> int:
+              out: str | None, lbr_boards: int = 0) -> int:
     """``evaluate NAME --curve``: :func:`solve.holdem.curve.convergence` of NAME and the
     ``--with`` runs, printed as one table per run and drawn as a PNG."""
     ddir = resolve_data_dir()
@@ -121,8 +121,11 @@ def run_curve(name: str, with_runs: list[str], reference: str | None, h2h_deals:
     if path.suffix.lower() != ".png":
         raise UserError(f"--out must name a .png file, got {str(path)!r}")
     deals = h2h_deals if h2h_deals is not None else 20_000
-    ref, curves = curve.convergence(ddir, [name, *with_runs], reference, deals)
-    print(f"head-to-head against {ref} ({deals:,} duplicate deals); mbb/g, 95%; "
+    ref, curves = curve.convergence(ddir, [name, *with_runs], reference, deals,
+                                    lbr_boards=lbr_boards)
+    lbr = (f"LBR over the same {lbr_boards:,} boards for every kept checkpoint" if lbr_boards
+           else "LBR as each checkpoint logged it")
+    print(f"head-to-head against {ref} ({deals:,} duplicate deals); {lbr}; mbb/g, 95%; "
           "\"~\": CPU seconds estimated for a stretch solved on the wall clock")
     for r, points in curves.items():
         print("\n" + curve.markdown(r, points))

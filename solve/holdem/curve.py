@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from schema.errors import UserError
-from solve.holdem.evaluate import Policy, duplicate_match
+from solve.holdem.evaluate import (Policy, board_lbr_values, duplicate_match, lbr_runouts,
+                                   sample_boards, to_mbb)
 from solve.holdem.run import load_policy, run_record, spec_parts, stored_iterations
 
 #: (key of the logged figures, panel title)
@@ -63,13 +64,25 @@ def run_points(ddir: Path, name: str) -> list[dict]:
 
 
 def convergence(ddir: Path, runs: list[str], reference: str | None = None,
-                h2h_deals: int = 20_000, seed: int = 4242) -> tuple[str, dict[str, list[dict]]]:
+                h2h_deals: int = 20_000, seed: int = 4242, lbr_boards: int = 0,
+                lbr_seed: int = 2024) -> tuple[str, dict[str, list[dict]]]:
     """(reference, {run: points}): :func:`run_points` of each run, with ``h2h_mbb`` /
     ``h2h_hw`` (duplicate match over ``h2h_deals`` deals, the same deals for every point)
     added to every checkpoint whose weights are kept and that is not the reference itself.
-    The reference defaults to the final strategy of the run with the most solve time."""
+    The reference defaults to the final strategy of the run with the most solve time (the
+    first given of those tied).
+
+    ``lbr_boards`` > 0: the LBR bound of every point with weights is measured again, over
+    the same ``lbr_boards`` boards for all (``board_lbr`` with ``lbr_seed``; 2024 is the
+    boards of the 400-board tables in BENCHMARKS.md), replacing the logged one (which was
+    over other boards at each checkpoint; points without weights lose it), and
+    ``lbr_vs_last_mbb`` / ``_hw`` is each point's LBR minus its run's last point's, paired
+    board by board."""
     if h2h_deals < 2:
         raise UserError(f"head-to-head needs at least 2 deals, got {h2h_deals}")
+    if lbr_boards < 0 or lbr_boards == 1:
+        raise UserError(f"the LBR bound needs 0 (keep the logged one) or at least 2 boards, "
+                        f"got {lbr_boards}")
     curves = {r: run_points(ddir, r) for r in dict.fromkeys(runs)}
     ref_name = reference or max(curves, key=lambda r: curves[r][-1]["cpu_s"])
     cache: dict = {}
@@ -78,34 +91,61 @@ def convergence(ddir: Path, runs: list[str], reference: str | None = None,
         raise UserError(f"the reference must be a stored strategy, got the baseline {ref!r}")
     base, it, tau = spec_parts(ref_name)
     ref_it = int(it) if it is not None else stored_iterations(ddir, base)
+    if lbr_boards:
+        boards = sample_boards(lbr_boards, lbr_seed)
+        perms = lbr_runouts(lbr_boards, lbr_seed)
     for r, points in curves.items():
         ck = ddir / "strategies" / r / "checkpoint"
         final = stored_iterations(ddir, r)
         pol = tree = None
-        for e in points:
+        per_board = {}
+        for i, e in enumerate(points):
             n = e["iterations"]
-            if r == base and n == ref_it and tau is None:
-                continue  # the reference itself
             kept = ck / f"average-{n}.npy"
             if n != final and not kept.exists():
+                if lbr_boards:  # logged over other boards: not on this curve
+                    for k in ("lbr_mbb", "lbr_hw", "lbr_seat0_mbb", "lbr_seat1_mbb"):
+                        e.pop(k, None)
                 continue
             if pol is None:
                 pol, tree = load_policy(r if final is not None else f"{r}@{n}", ddir, cache)
             p = pol if n == final else Policy.table(r, tree, pol.buckets,
                                                     np.load(kept, mmap_mode="r"))
-            h = duplicate_match(tree, p, ref, h2h_deals, seed=seed)
-            e["h2h_mbb"], e["h2h_hw"] = round(h.mean, 2), round(h.half_width, 2)
+            if lbr_boards:
+                v = board_lbr_values(tree, p, boards, perms)
+                bb = tree.rules.big_blind
+                lbr = to_mbb(v.mean(axis=1), bb)
+                e.update(lbr_mbb=round(lbr.mean, 2), lbr_hw=round(lbr.half_width, 2),
+                         lbr_seat0_mbb=round(to_mbb(v[:, 0], bb).mean, 2),
+                         lbr_seat1_mbb=round(to_mbb(v[:, 1], bb).mean, 2),
+                         lbr_boards=lbr_boards, lbr_seed=lbr_seed)
+                e.pop("lbr_deals", None)
+                per_board[i] = v.mean(axis=1)
+            if not (r == base and n == ref_it and tau is None):  # not the reference itself
+                h = duplicate_match(tree, p, ref, h2h_deals, seed=seed)
+                e["h2h_mbb"], e["h2h_hw"] = round(h.mean, 2), round(h.half_width, 2)
+        if per_board:
+            last = per_board[max(per_board)]
+            for i, v in per_board.items():
+                d = to_mbb(v - last, tree.rules.big_blind)
+                points[i]["lbr_vs_last_mbb"] = round(d.mean, 2)
+                points[i]["lbr_vs_last_hw"] = round(d.half_width, 2)
     return ref_name, curves
 
 
 def markdown(name: str, points: list[dict]) -> str:
     """One run's points as a Markdown table (mbb/g, 95% half-widths; "~" marks estimated
     CPU seconds)."""
-    rows = ["| solve CPU s | iterations | LBR | vs always-call | vs always-raise | h2h |",
-            "|---:|---:|---|---|---|---|"]
+    keys = [k for k, _ in MEASURES]
+    head = ["LBR", "vs always-call", "vs always-raise", "h2h"]
+    if any("lbr_vs_last_mbb" in e for e in points):
+        keys.insert(1, "lbr_vs_last")
+        head.insert(1, "LBR - last (paired)")
+    rows = ["| solve CPU s | iterations | " + " | ".join(head) + " |",
+            "|---:|---:|" + "---|" * len(head)]
     for e in points:
         cells = [f"{e[k + '_mbb']:+.1f} +- {e[k + '_hw']:.1f}" if k + "_mbb" in e else ""
-                 for k, _ in MEASURES]
+                 for k in keys]
         t = ("~" if e["cpu_est"] else "") + f"{e['cpu_s']:,.0f}"
         rows.append(f"| {t} | {e['iterations']:,} | " + " | ".join(cells) + " |")
     return f"{name}\n\n" + "\n".join(rows)
@@ -118,8 +158,13 @@ def plot(curves: dict[str, list[dict]], reference: str, out: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    same = {e["lbr_boards"] for pts in curves.values() for e in pts if "lbr_seed" in e}
+    titles = {k: t for k, t in MEASURES}
+    if same:
+        titles["lbr"] += f", the same {same.pop():,} boards"
     fig, axes = plt.subplots(2, 2, figsize=(11, 8), sharex=True)
-    for ax, (k, title) in zip(axes.ravel(), MEASURES):
+    for ax, (k, _) in zip(axes.ravel(), MEASURES):
+        title = titles[k]
         for i, (r, points) in enumerate(curves.items()):
             pts = [(e["cpu_s"] / 60, e[k + "_mbb"], e[k + "_hw"]) for e in points
                    if k + "_mbb" in e]
