@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from schema.errors import UserError
+from schema.progress import progress_bar
 from solve.holdem.evaluate import (Policy, board_lbr_values, duplicate_match, lbr_runouts,
                                    sample_boards, to_mbb)
 from solve.holdem.run import load_policy, run_record, spec_parts, stored_iterations
@@ -85,7 +86,7 @@ def convergence(ddir: Path, runs: list[str], reference: str | None = None,
                         f"got {lbr_boards}")
     curves = {r: run_points(ddir, r) for r in dict.fromkeys(runs)}
     ref_name = reference or max(curves, key=lambda r: curves[r][-1]["cpu_s"])
-    cache: dict = {}
+    cache: dict = {}  # the buckets of each abstraction, loaded once
     ref, _ = load_policy(ref_name, ddir, cache)
     if isinstance(ref, str):
         raise UserError(f"the reference must be a stored strategy, got the baseline {ref!r}")
@@ -94,43 +95,57 @@ def convergence(ddir: Path, runs: list[str], reference: str | None = None,
     if lbr_boards:
         boards = sample_boards(lbr_boards, lbr_seed)
         perms = lbr_runouts(lbr_boards, lbr_seed)
-    for r, points in curves.items():
-        ck = ddir / "strategies" / r / "checkpoint"
-        final = stored_iterations(ddir, r)
-        pol = tree = None
-        per_board = {}
-        for i, e in enumerate(points):
-            n = e["iterations"]
-            kept = ck / f"average-{n}.npy"
-            if n != final and not kept.exists():
-                if lbr_boards:  # logged over other boards: not on this curve
-                    for k in ("lbr_mbb", "lbr_hw", "lbr_seat0_mbb", "lbr_seat1_mbb"):
-                        e.pop(k, None)
-                continue
-            if pol is None:
-                pol, tree = load_policy(r if final is not None else f"{r}@{n}", ddir, cache)
-            p = pol if n == final else Policy.table(r, tree, pol.buckets,
-                                                    np.load(kept, mmap_mode="r"))
-            if lbr_boards:
-                v = board_lbr_values(tree, p, boards, perms)
-                bb = tree.rules.big_blind
-                lbr = to_mbb(v.mean(axis=1), bb)
-                e.update(lbr_mbb=round(lbr.mean, 2), lbr_hw=round(lbr.half_width, 2),
-                         lbr_seat0_mbb=round(to_mbb(v[:, 0], bb).mean, 2),
-                         lbr_seat1_mbb=round(to_mbb(v[:, 1], bb).mean, 2),
-                         lbr_boards=lbr_boards, lbr_seed=lbr_seed)
-                e.pop("lbr_deals", None)
-                per_board[i] = v.mean(axis=1)
-            if not (r == base and n == ref_it and tau is None):  # not the reference itself
-                h = duplicate_match(tree, p, ref, h2h_deals, seed=seed)
-                e["h2h_mbb"], e["h2h_hw"] = round(h.mean, 2), round(h.half_width, 2)
-        if per_board:
-            last = per_board[max(per_board)]
-            for i, v in per_board.items():
-                d = to_mbb(v - last, tree.rules.big_blind)
-                points[i]["lbr_vs_last_mbb"] = round(d.mean, 2)
-                points[i]["lbr_vs_last_hw"] = round(d.half_width, 2)
+    n_points = sum(len(points) for points in curves.values())
+    with progress_bar(total=n_points, desc="checkpoints evaluated", unit="point") as bar:
+        for r, points in curves.items():
+            _evaluate_run(ddir, r, points, ref, (base, ref_it, tau), h2h_deals, seed,
+                          (boards, perms) if lbr_boards else None, bar, cache)
     return ref_name, curves
+
+
+def _evaluate_run(ddir: Path, r: str, points: list[dict], ref, ref_key: tuple, h2h_deals: int,
+                  seed: int, lbr: tuple | None, bar, cache: dict) -> None:
+    """:func:`convergence` for the points of run ``r``, in place. ``ref_key``: (run,
+    iterations, threshold text) of the reference; ``lbr``: (boards, deck orders) of the
+    same-board LBR, or None to keep the logged one; ``cache``: ``load_policy``'s."""
+    base, ref_it, tau = ref_key
+    ck = ddir / "strategies" / r / "checkpoint"
+    final = stored_iterations(ddir, r)
+    pol = tree = None
+    per_board = {}
+    for i, e in enumerate(points):
+        n = e["iterations"]
+        kept = ck / f"average-{n}.npy"
+        if n != final and not kept.exists():
+            if lbr is not None:  # logged over other boards: not on this curve
+                for k in ("lbr_mbb", "lbr_hw", "lbr_seat0_mbb", "lbr_seat1_mbb"):
+                    e.pop(k, None)
+            bar.update(1)
+            continue
+        if pol is None:
+            pol, tree = load_policy(r if final is not None else f"{r}@{n}", ddir, cache)
+        p = pol if n == final else Policy.table(r, tree, pol.buckets,
+                                                np.load(kept, mmap_mode="r"))
+        if lbr is not None:
+            v = board_lbr_values(tree, p, *lbr)
+            bb = tree.rules.big_blind
+            est = to_mbb(v.mean(axis=1), bb)
+            e.update(lbr_mbb=round(est.mean, 2), lbr_hw=round(est.half_width, 2),
+                     lbr_seat0_mbb=round(to_mbb(v[:, 0], bb).mean, 2),
+                     lbr_seat1_mbb=round(to_mbb(v[:, 1], bb).mean, 2),
+                     lbr_boards=len(lbr[0]), lbr_same_boards=True)
+            e.pop("lbr_deals", None)
+            per_board[i] = v.mean(axis=1)
+        if not (r == base and n == ref_it and tau is None):  # not the reference itself
+            h = duplicate_match(tree, p, ref, h2h_deals, seed=seed)
+            e["h2h_mbb"], e["h2h_hw"] = round(h.mean, 2), round(h.half_width, 2)
+        bar.update(1)
+    if per_board:
+        last = per_board[max(per_board)]
+        for i, v in per_board.items():
+            d = to_mbb(v - last, tree.rules.big_blind)
+            points[i]["lbr_vs_last_mbb"] = round(d.mean, 2)
+            points[i]["lbr_vs_last_hw"] = round(d.half_width, 2)
 
 
 def markdown(name: str, points: list[dict]) -> str:
@@ -158,7 +173,7 @@ def plot(curves: dict[str, list[dict]], reference: str, out: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    same = {e["lbr_boards"] for pts in curves.values() for e in pts if "lbr_seed" in e}
+    same = {e["lbr_boards"] for pts in curves.values() for e in pts if "lbr_same_boards" in e}
     titles = {k: t for k, t in MEASURES}
     if same:
         titles["lbr"] += f", the same {same.pop():,} boards"
