@@ -14,13 +14,13 @@ with ``--clock cpu``, the wall-clock stretch is estimated (:func:`cpu_seconds`).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 
 from schema.errors import UserError
 from schema.progress import progress_bar
+from schema.storage import AtomicFile
 from solve.holdem.evaluate import (Policy, board_lbr_values, duplicate_match, lbr_runouts,
                                    sample_boards, to_mbb)
 from solve.holdem.run import load_policy, run_record, spec_parts, stored_iterations
@@ -168,25 +168,24 @@ def markdown(name: str, points: list[dict]) -> str:
 
 def plot(curves: dict[str, list[dict]], reference: str, out: Path) -> Path:
     """The four measures against solve CPU minutes, one line per run, saved as a PNG at
-    ``out`` (written to a temporary file, then renamed)."""
+    ``out`` (atomically: ``schema.storage.AtomicFile``)."""
     import matplotlib  # heavy: loaded only when a picture is drawn
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     same = {e["lbr_boards"] for pts in curves.values() for e in pts if "lbr_same_boards" in e}
-    titles = {k: t for k, t in MEASURES}
+    titles = dict(MEASURES)
     if same:
         titles["lbr"] += f", the same {same.pop():,} boards"
     fig, axes = plt.subplots(2, 2, figsize=(11, 8), sharex=True)
     for ax, (k, _) in zip(axes.ravel(), MEASURES):
-        title = titles[k]
         for i, (r, points) in enumerate(curves.items()):
             pts = [(e["cpu_s"] / 60, e[k + "_mbb"], e[k + "_hw"]) for e in points
                    if k + "_mbb" in e]
             if pts:
                 x, y, hw = map(np.array, zip(*pts))
                 ax.errorbar(x, y, yerr=hw, marker="o", capsize=3, label=r, color=f"C{i}")
-        ax.set_title(title + (f" {reference}" if k == "h2h" else "") + " (mbb/g, 95%)",
+        ax.set_title(titles[k] + (f" {reference}" if k == "h2h" else "") + " (mbb/g, 95%)",
                      fontsize=10)
         ax.axhline(0, color="grey", lw=0.5)
         ax.grid(alpha=0.3)
@@ -194,12 +193,9 @@ def plot(curves: dict[str, list[dict]], reference: str, out: Path) -> Path:
         ax.set_xlabel("solve time (CPU min)")
     fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=8)
     fig.tight_layout(rect=(0, 0.05, 1, 1))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     try:
-        fig.savefig(tmp, dpi=110, format="png")
-        tmp.replace(out)
+        with AtomicFile(out, checksum=False) as f:
+            fig.savefig(f.tmp, dpi=110, format="png")
     finally:
         plt.close(fig)
-        tmp.unlink(missing_ok=True)
     return out
