@@ -87,7 +87,7 @@ def convergence(ddir: Path, runs: list[str], reference: str | None = None,
     curves = {r: run_points(ddir, r) for r in dict.fromkeys(runs)}
     ref_name = reference or max(curves, key=lambda r: curves[r][-1]["cpu_s"])
     cache: dict = {}  # the buckets of each abstraction, loaded once
-    ref, _ = load_policy(ref_name, ddir, cache)
+    ref, ref_tree = load_policy(ref_name, ddir, cache)
     if isinstance(ref, str):
         raise UserError(f"the reference must be a stored strategy, got the baseline {ref!r}")
     base, it, tau = spec_parts(ref_name)
@@ -98,17 +98,18 @@ def convergence(ddir: Path, runs: list[str], reference: str | None = None,
     n_points = sum(len(points) for points in curves.values())
     with progress_bar(total=n_points, desc="checkpoints evaluated", unit="point") as bar:
         for r, points in curves.items():
-            _evaluate_run(ddir, r, points, ref, (base, ref_it, tau), h2h_deals, seed,
-                          (boards, perms) if lbr_boards else None, bar, cache)
+            _evaluate_run(ddir, r, points, (ref, ref_tree), (base, it, tau, ref_it), h2h_deals,
+                          seed, (boards, perms) if lbr_boards else None, bar, cache)
     return ref_name, curves
 
 
-def _evaluate_run(ddir: Path, r: str, points: list[dict], ref, ref_key: tuple, h2h_deals: int,
-                  seed: int, lbr: tuple | None, bar, cache: dict) -> None:
-    """:func:`convergence` for the points of run ``r``, in place. ``ref_key``: (run,
-    iterations, threshold text) of the reference; ``lbr``: (boards, deck orders) of the
-    same-board LBR, or None to keep the logged one; ``cache``: ``load_policy``'s."""
-    base, ref_it, tau = ref_key
+def _evaluate_run(ddir: Path, r: str, points: list[dict], ref: tuple, ref_key: tuple,
+                  h2h_deals: int, seed: int, lbr: tuple | None, bar, cache: dict) -> None:
+    """:func:`convergence` for the points of run ``r``, in place. ``ref``: (policy, tree) of
+    the reference; ``ref_key``: its (run, @ITERATIONS text, ~TAU text, iterations); ``lbr``:
+    (boards, deck orders) of the same-board LBR, or None to keep the logged one; ``cache``:
+    ``load_policy``'s."""
+    base, at, tau, ref_it = ref_key
     ck = ddir / "strategies" / r / "checkpoint"
     final = stored_iterations(ddir, r)
     pol = tree = None
@@ -122,8 +123,10 @@ def _evaluate_run(ddir: Path, r: str, points: list[dict], ref, ref_key: tuple, h
                     e.pop(k, None)
             bar.update(1)
             continue
-        if pol is None:
-            pol, tree = load_policy(r if final is not None else f"{r}@{n}", ddir, cache)
+        if pol is None:  # the run's final strategy (or, still going, its first kept one)
+            spec = r if final is not None else f"{r}@{n}"
+            pol, tree = ref if (base, at, tau) == (spec, None, None) else load_policy(spec, ddir,
+                                                                                    cache)
         p = pol if n == final else Policy.table(r, tree, pol.buckets,
                                                 np.load(kept, mmap_mode="r"))
         if lbr is not None:
@@ -137,7 +140,7 @@ def _evaluate_run(ddir: Path, r: str, points: list[dict], ref, ref_key: tuple, h
             e.pop("lbr_deals", None)
             per_board[i] = v.mean(axis=1)
         if not (r == base and n == ref_it and tau is None):  # not the reference itself
-            h = duplicate_match(tree, p, ref, h2h_deals, seed=seed)
+            h = duplicate_match(tree, p, ref[0], h2h_deals, seed=seed)
             e["h2h_mbb"], e["h2h_hw"] = round(h.mean, 2), round(h.half_width, 2)
         bar.update(1)
     if per_board:
