@@ -124,7 +124,8 @@ def test_evaluate_curve_prints_tables_and_saves_a_png(runs, capsys, tmp_path):
 
 
 @pytest.mark.parametrize("extra,message", [
-    (["--with", "b"], "--with only go with --curve"),
+    (["--with", "b"], "--with: only with --curve"),
+    (["--out", "x.png", "--reference", "b"], "--reference, --out: only with --curve"),
     (["--curve", "--threshold", "0.1"], "--curve takes no --threshold"),
     (["--curve", "--lbr-deals", "10"], "--curve takes no --threshold or --lbr-deals"),
     (["--curve", "--lbr-boards", "1"], "at least 2 boards"),

@@ -283,7 +283,7 @@ def run_evaluate(args) -> int:
         return holdem_cli.run_curve(args.strategy, args.with_runs, args.reference,
                                     args.h2h_deals, args.out, args.lbr_boards or 0)
     if curve_only:
-        raise UserError(f"{', '.join(curve_only)} only go with --curve")
+        raise UserError(f"{', '.join(curve_only)}: only with --curve")
     path = Path(args.strategy)
     if not (path.suffix == ".parquet" and path.exists()):
         if not _NAME.match(args.strategy):
