@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from schema.errors import UserError  # noqa: E402
 from solve.holdem.evaluate import (Policy, board_lbr_values, duplicate_match,  # noqa: E402
-                                   lbr_runouts, sample_boards, to_mbb)
+                                   lbr_estimates, lbr_runouts, sample_boards, to_mbb)
 from solve.holdem.run import load_policy, parse_threshold  # noqa: E402
 from solve.holdem.threshold import threshold  # noqa: E402
 
@@ -58,8 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     def row(label, pol):
         t0 = time.perf_counter()
         v = board_lbr_values(tree, pol, boards, perms)
-        r = {"tau": label, "v": v, "lbr": to_mbb(v.mean(axis=1), bb),
-             "sb": to_mbb(v[:, 0], bb).mean, "bb": to_mbb(v[:, 1], bb).mean}
+        lbr, s0, s1 = lbr_estimates(v, bb)
+        r = {"tau": label, "v": v, "lbr": lbr, "sb": s0.mean, "bb": s1.mean}
         if label != "none":  # paired with the unthresholded strategy, board by board
             r["diff"] = to_mbb(v.mean(axis=1) - rows[0]["v"].mean(axis=1), bb)
             r["h2h"] = duplicate_match(tree, pol, raw, args.deals, seed=21)

@@ -21,8 +21,8 @@ import numpy as np
 from schema.errors import UserError
 from schema.progress import progress_bar
 from schema.storage import AtomicFile
-from solve.holdem.evaluate import (Policy, board_lbr_values, duplicate_match, lbr_runouts,
-                                   sample_boards, to_mbb)
+from solve.holdem.evaluate import (Policy, board_lbr_values, duplicate_match, lbr_estimates,
+                                   lbr_runouts, sample_boards, to_mbb)
 from solve.holdem.run import load_policy, run_record, spec_parts, stored_iterations
 
 #: (key of the logged figures, panel title)
@@ -131,11 +131,9 @@ def _evaluate_run(ddir: Path, r: str, points: list[dict], ref: tuple, ref_key: t
                                                 np.load(kept, mmap_mode="r"))
         if lbr is not None:
             v = board_lbr_values(tree, p, *lbr)
-            bb = tree.rules.big_blind
-            est = to_mbb(v.mean(axis=1), bb)
+            est, s0, s1 = lbr_estimates(v, tree.rules.big_blind)
             e.update(lbr_mbb=round(est.mean, 2), lbr_hw=round(est.half_width, 2),
-                     lbr_seat0_mbb=round(to_mbb(v[:, 0], bb).mean, 2),
-                     lbr_seat1_mbb=round(to_mbb(v[:, 1], bb).mean, 2),
+                     lbr_seat0_mbb=round(s0.mean, 2), lbr_seat1_mbb=round(s1.mean, 2),
                      lbr_boards=len(lbr[0]), lbr_same_boards=True)
             e.pop("lbr_deals", None)
             per_board[i] = v.mean(axis=1)

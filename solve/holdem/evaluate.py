@@ -163,6 +163,13 @@ def seat_value(tree: BettingTree, seat0: Policy, seat1: Policy, deals: np.ndarra
     return float(out @ w)
 
 
+def lbr_estimates(values: np.ndarray, big_blind: float) -> tuple[Estimate, Estimate, Estimate]:
+    """(mean over seats, LBR as seat 0, LBR as seat 1) in mbb/g from LBR's chips per unit
+    (deal or board) and seat, ``values`` of shape (units, 2)."""
+    return (to_mbb(values.mean(axis=1), big_blind), to_mbb(values[:, 0], big_blind),
+            to_mbb(values[:, 1], big_blind))
+
+
 def local_best_response(tree: BettingTree, policy: Policy, n_deals: int, seed: int = 0,
                         runouts: int = 32) -> tuple[Estimate, Estimate, Estimate]:
     """LBR against ``policy`` over ``n_deals`` deals, LBR in each seat of every deal.
@@ -175,8 +182,7 @@ def local_best_response(tree: BettingTree, policy: Policy, n_deals: int, seed: i
     K.lbr_values(tree.ntype, tree.player, tree.round, tree.nact, tree.child, tree.code,
                  tree.spent, np.asarray(r.bets, np.float64), r.n_rounds, *indexer_tables(),
                  *policy.args(), deals, int(runouts), int(seed), out)
-    bb = r.big_blind
-    return to_mbb(out.mean(axis=1), bb), to_mbb(out[:, 0], bb), to_mbb(out[:, 1], bb)
+    return lbr_estimates(out, r.big_blind)
 
 
 def board_lbr(tree: BettingTree, policy: Policy, n_boards: int, seed: int = 0,
@@ -190,8 +196,7 @@ def board_lbr(tree: BettingTree, policy: Policy, n_boards: int, seed: int = 0,
     ``runouts``: completions of the board for LBR's equity on the preflop and flop."""
     boards = sample_boards(n_boards, seed) if boards is None else boards
     out = board_lbr_values(tree, policy, boards, lbr_runouts(len(boards), seed, runouts))
-    bb = tree.rules.big_blind
-    return to_mbb(out.mean(axis=1), bb), to_mbb(out[:, 0], bb), to_mbb(out[:, 1], bb)
+    return lbr_estimates(out, tree.rules.big_blind)
 
 
 def lbr_runouts(n_boards: int, seed: int, runouts: int = 32) -> np.ndarray:
