@@ -159,3 +159,41 @@ def test_run_points_needs_an_evaluation(tmp_path):
     (d / "run.json").write_text(json.dumps({"iterations": 0, "log": []}))
     with pytest.raises(UserError, match="no checkpoint evaluations"):
         run_points(Path(tmp_path), "x")
+
+
+def test_a_second_curve_reads_the_kept_figures_and_a_changed_strategy_is_measured_again(
+        runs, tmp_path, monkeypatch):
+    import shutil
+    from solve.holdem import curve
+    d = tmp_path / "copy"
+    shutil.copytree(runs, d)
+    shutil.rmtree(d / "strategies" / "a" / "evaluations", ignore_errors=True)
+    first = convergence(d, ["a"], reference="b", h2h_deals=30, lbr_boards=4, lbr_seed=3)[1]
+    saved = d / "strategies" / "a" / "evaluations"
+    n_points = len(first["a"])
+    assert len(list(saved.glob("lbr-*.npy"))) == len(list(saved.glob("h2h-*.json"))) == n_points
+    assert not [f for f in saved.iterdir() if f.name.startswith(".")]  # no temp file left
+
+    def fail(*args, **kwargs):
+        raise AssertionError("measured again")
+
+    monkeypatch.setattr(curve, "board_lbr_values", fail)
+    monkeypatch.setattr(curve, "duplicate_match", fail)
+    assert convergence(d, ["a"], reference="b", h2h_deals=30, lbr_boards=4, lbr_seed=3)[1] == first
+    with pytest.raises(AssertionError, match="measured again"):  # other boards: not kept
+        convergence(d, ["a"], reference="b", h2h_deals=30, lbr_boards=4, lbr_seed=4)
+    with pytest.raises(AssertionError, match="measured again"):  # other deals: not kept
+        convergence(d, ["a"], reference="b", h2h_deals=31)
+    monkeypatch.undo()
+
+    kept = sorted((d / "strategies" / "a" / "checkpoint").glob("average-*.npy"))[0]
+    n = int(kept.stem.split("-")[1])
+    w = np.load(kept)
+    np.save(kept, np.ascontiguousarray(w[::-1]))  # the same name, another strategy
+    again = {e["iterations"]: e for e in
+             convergence(d, ["a"], reference="b", h2h_deals=30, lbr_boards=4, lbr_seed=3)[1]["a"]}
+    pol, tree = load_policy(f"a@{n}", d, {})
+    want = duplicate_match(tree, pol, load_policy("b", d, {})[0], 30, seed=4242)
+    assert (again[n]["h2h_mbb"], again[n]["h2h_hw"]) == (round(want.mean, 2),
+                                                          round(want.half_width, 2))
+    assert again[n]["h2h_mbb"] != next(e for e in first["a"] if e["iterations"] == n)["h2h_mbb"]

@@ -95,7 +95,9 @@ def register(subparsers) -> None:
                    "head-to-head against --reference (of checkpoints kept by --keep-averages), "
                    "against solve CPU time; a table per run and a PNG of the four panels; "
                    "with --lbr-boards N, the LBR bound of every kept checkpoint measured again "
-                   "over the same N boards, and its difference from the run's last, paired")
+                   "over the same N boards, and its difference from the run's last, paired; "
+                   "figures measured before are read back from each run's evaluations/ "
+                   "folder, so a run going on costs only its new checkpoints")
     c.add_argument("--with", dest="with_runs", action="append", default=[], metavar="RUN",
                    help="--curve: another run on the same picture (repeatable)")
     c.add_argument("--reference", default=None, metavar="SPEC",

@@ -10,24 +10,78 @@ the checkpoint's ``state.json`` when that is further on: a run still going is re
 head-to-head points are computed here, so they need the checkpoints' weights (``solve
 --keep-averages``). Time is solve CPU seconds: for a run begun on the wall clock and resumed
 with ``--clock cpu``, the wall-clock stretch is estimated (:func:`cpu_seconds`).
+
+Each point's head-to-head and same-board LBR values are kept in the run's ``evaluations/``
+folder, keyed by what they depend on (the weights file's size and modification time, the
+reference's, the deals, boards and seeds, :data:`CACHE_VERSION`), so drawing the curve again as
+a run goes on measures only its new checkpoints. Deleting the folder measures everything again.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 from schema.errors import UserError
 from schema.progress import progress_bar
 from schema.storage import AtomicFile
-from solve.holdem.evaluate import (Policy, board_lbr_values, duplicate_match, lbr_estimates,
+from solve.holdem.evaluate import (Estimate, Policy, board_lbr_values, duplicate_match, lbr_estimates,
                                    lbr_runouts, sample_boards, to_mbb)
 from solve.holdem.run import load_policy, run_record, spec_parts, stored_iterations
 
 #: (key of the logged figures, panel title)
 MEASURES = (("lbr", "LBR lower bound on exploitability"), ("vs_always_call", "vs always-call"),
             ("vs_always_raise", "vs always-raise"), ("h2h", "head-to-head vs reference"))
+
+
+#: part of every cached figure's key: bump it when what a figure means changes (the LBR or
+#: duplicate-match kernels, how boards or deals are drawn)
+CACHE_VERSION = 1
+
+
+def weights_file(ddir: Path, spec: str) -> Path:
+    """The weights file behind strategy ``NAME[@ITERATIONS][~TAU]`` (as ``load_policy`` reads
+    it: the kept checkpoint average, else the run's stored ``average.npy``)."""
+    name, it, _ = spec_parts(spec)
+    d = ddir / "strategies" / name
+    kept = d / "checkpoint" / f"average-{it}.npy"
+    return kept if it is not None and kept.exists() else d / "average.npy"
+
+
+def _key(*parts) -> str:
+    """A short hash of ``parts`` and :data:`CACHE_VERSION`, a weights file's identity (size
+    and modification time) standing for the file."""
+    text = [str(CACHE_VERSION)]
+    for x in parts:
+        if isinstance(x, Path):
+            st = x.stat()
+            x = f"{x.name}:{st.st_size}:{st.st_mtime_ns}"
+        text.append(str(x))
+    return hashlib.sha256("|".join(text).encode()).hexdigest()[:20]
+
+
+def _cached_lbr(path: Path, compute: Callable[[], np.ndarray]) -> np.ndarray:
+    """``compute()``'s per-board LBR values, kept at ``path`` (written atomically)."""
+    if path.exists():
+        return np.load(path)
+    v = compute()
+    with AtomicFile(path, checksum=False) as f, open(f.tmp, "wb") as fh:
+        np.save(fh, v)
+    return v
+
+
+def _cached_match(path: Path, compute: Callable[[], Estimate]) -> Estimate:
+    """``compute()``'s head-to-head estimate, kept at ``path`` as JSON (written atomically)."""
+    if path.exists():
+        return Estimate(**json.loads(path.read_text()))
+    h = compute()
+    with AtomicFile(path, checksum=False) as f:
+        f.tmp.write_text(json.dumps({"mean": h.mean, "half_width": h.half_width, "n": h.n}))
+    return h
 
 
 def cpu_seconds(log: list[dict]) -> list[float]:
@@ -92,25 +146,28 @@ def convergence(ddir: Path, runs: list[str], reference: str | None = None,
         raise UserError(f"the reference must be a stored strategy, got the baseline {ref!r}")
     base, it, tau = spec_parts(ref_name)
     ref_it = int(it) if it is not None else stored_iterations(ddir, base)
+    lbr = None
     if lbr_boards:
-        boards = sample_boards(lbr_boards, lbr_seed)
-        perms = lbr_runouts(lbr_boards, lbr_seed)
+        lbr = (sample_boards(lbr_boards, lbr_seed), lbr_runouts(lbr_boards, lbr_seed),
+               f"lbr:{lbr_boards}:{lbr_seed}")
     n_points = sum(len(points) for points in curves.values())
     with progress_bar(total=n_points, desc="checkpoints evaluated", unit="point") as bar:
         for r, points in curves.items():
             _evaluate_run(ddir, r, points, (ref, ref_tree), (base, it, tau, ref_it), h2h_deals,
-                          seed, (boards, perms) if lbr_boards else None, bar, cache)
+                          seed, lbr, bar, cache, f"{ref_name}:{_key(weights_file(ddir, ref_name))}")
     return ref_name, curves
 
 
 def _evaluate_run(ddir: Path, r: str, points: list[dict], ref: tuple, ref_key: tuple,
-                  h2h_deals: int, seed: int, lbr: tuple | None, bar, cache: dict) -> None:
+                  h2h_deals: int, seed: int, lbr: tuple | None, bar, cache: dict,
+                  ref_id: str) -> None:
     """:func:`convergence` for the points of run ``r``, in place. ``ref``: (policy, tree) of
     the reference; ``ref_key``: its (run, @ITERATIONS text, ~TAU text, iterations); ``lbr``:
-    (boards, deck orders) of the same-board LBR, or None to keep the logged one; ``cache``:
-    ``load_policy``'s."""
+    (boards, deck orders, their key) of the same-board LBR, or None to keep the logged one;
+    ``cache``: ``load_policy``'s; ``ref_id``: the reference's part of a head-to-head's key."""
     base, at, tau, ref_it = ref_key
     ck = ddir / "strategies" / r / "checkpoint"
+    saved = ddir / "strategies" / r / "evaluations"
     final = stored_iterations(ddir, r)
     pol = tree = None
     per_board = {}
@@ -129,8 +186,10 @@ def _evaluate_run(ddir: Path, r: str, points: list[dict], ref: tuple, ref_key: t
                                                                                     cache)
         p = pol if n == final else Policy.table(r, tree, pol.buckets,
                                                 np.load(kept, mmap_mode="r"))
+        weights = ck.parent / "average.npy" if n == final else kept
         if lbr is not None:
-            v = board_lbr_values(tree, p, *lbr)
+            v = _cached_lbr(saved / f"lbr-{n}-{_key(weights, lbr[2])}.npy",
+                            lambda: board_lbr_values(tree, p, lbr[0], lbr[1]))
             est, s0, s1 = lbr_estimates(v, tree.rules.big_blind)
             e.update(lbr_mbb=round(est.mean, 2), lbr_hw=round(est.half_width, 2),
                      lbr_seat0_mbb=round(s0.mean, 2), lbr_seat1_mbb=round(s1.mean, 2),
@@ -138,7 +197,8 @@ def _evaluate_run(ddir: Path, r: str, points: list[dict], ref: tuple, ref_key: t
             e.pop("lbr_deals", None)
             per_board[i] = v.mean(axis=1)
         if not (r == base and n == ref_it and tau is None):  # not the reference itself
-            h = duplicate_match(tree, p, ref[0], h2h_deals, seed=seed)
+            h = _cached_match(saved / f"h2h-{n}-{_key(weights, ref_id, h2h_deals, seed)}.json",
+                              lambda: duplicate_match(tree, p, ref[0], h2h_deals, seed=seed))
             e["h2h_mbb"], e["h2h_hw"] = round(h.mean, 2), round(h.half_width, 2)
         bar.update(1)
     if per_board:
