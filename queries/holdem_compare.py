@@ -1,7 +1,7 @@
 """Texas Hold'em in ``cli.py compare`` (``queries/compare.py`` loads this module's
 ``compare_support``).
 
-    python cli.py compare --game holdem holdem-holdem-pa-pcs-h64 holdem-holdem-eb-pcs-h64
+    python cli.py compare --game holdem holdem-holdem-pa-pcs-plus-h64 holdem-holdem-eb-pcs-plus-h64
 
 The real game is too large for an exact best response or equilibrium, so the measures are
 sampled (``solve.holdem.evaluate``) and never marked exact:

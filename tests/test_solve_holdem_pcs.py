@@ -20,8 +20,9 @@ from solve.holdem.evaluate import (Policy, _tree_args, best_response, board_lbr,
                                    tree_levels)
 from solve.holdem.game import (DECISION, FOLD, FOLD_END, RAISE, RIVER_KEYS, HoldemRules,
                                build_tree)
-from solve.holdem.pcs import (BOARD_HANDS, DCFR_ALPHA, DCFR_BETA, PCS_HANDS, HoldemPCS,
-                              check_settings)
+from solve.holdem.pcs import (BOARD_HANDS, DCFR_ALPHA, DCFR_BETA, PCS_HANDS, PCS_REGRET,
+                              HoldemPCS, check_settings)
+from solve.holdem.run import HoldemSolveOptions, algorithm_label
 
 BOARD = np.array([3, 17, 30, 44, 51], np.uint8)
 
@@ -289,10 +290,10 @@ def test_cli_hands_per_board(tmp_path, capsys):
     args = ["--data-dir", str(tmp_path), "solve", "--game", "holdem", "--abstraction",
             "synthetic:3,6", "--max-bets", "2", "--lbr-deals", "50", "--h2h-deals", "200"]
     assert cli.main(args + ["--iterations", "20", "--hands-per-board", "64"]) == 0
-    assert "algorithm=pcs-h64 " in capsys.readouterr().out
-    assert cli.main(args + ["--name", "holdem-synthetic-3-6-pcs-h64", "--resume",
+    assert "algorithm=pcs-plus-h64 " in capsys.readouterr().out
+    assert cli.main(args + ["--name", "holdem-synthetic-3-6-pcs-plus-h64", "--resume",
                             "--iterations", "30"]) == 0
-    assert "algorithm=pcs-h64 iterations=30 " in capsys.readouterr().out
+    assert "algorithm=pcs-plus-h64 iterations=30 " in capsys.readouterr().out
     for bad in (["--hands-per-board", "2000"], ["--hands-per-board", "1"],
                 ["--hands-per-board", "-3"], ["--sampler", "chance", "--hands-per-board", "9"]):
         assert cli.main(args + ["--iterations", "5"] + bad) == 2
@@ -314,7 +315,7 @@ def test_cli_resumes_a_checkpoint_from_before_hands_per_board_with_every_hand(tm
     state_file.write_text(json.dumps(state))
     capsys.readouterr()
     assert cli.main(args + ["--iterations", "6", "--resume"]) == 0
-    assert "algorithm=pcs iterations=6 " in capsys.readouterr().out
+    assert "algorithm=pcs-plus iterations=6 " in capsys.readouterr().out
     assert json.loads(state_file.read_text())["hands"] == 0
 
 
@@ -324,12 +325,12 @@ def test_cli_public_sampler(tmp_path, capsys):
             "--max-bets", "2", "--lbr-deals", "50", "--h2h-deals", "200"]
     assert cli.main(args + ["--iterations", "20"]) == 0  # the default sampler, 64 hands
     out = capsys.readouterr().out
-    assert "algorithm=pcs-h64 " in out and "holdem-synthetic-3-6-pcs-h64" in out
+    assert "algorithm=pcs-plus-h64 " in out and "holdem-synthetic-3-6-pcs-plus-h64" in out
     assert cli.main(args + ["--iterations", "30", "--resume"]) == 0
     assert "iterations=30 " in capsys.readouterr().out
     assert cli.main(args + ["--hands-per-board", "0", "--iterations", "4"]) == 0  # every hand
     out = capsys.readouterr().out
-    assert "algorithm=pcs " in out and "/holdem-synthetic-3-6-pcs/" in out
+    assert "algorithm=pcs-plus " in out and "/holdem-synthetic-3-6-pcs-plus/" in out
     assert cli.main(args + ["--regret", "plus", "--averaging", "quadratic", "--iterations",
                             "5"]) == 0
     assert "algorithm=pcs-plus-quadratic-h64 " in capsys.readouterr().out
@@ -561,3 +562,16 @@ def test_a_strategy_is_loaded_at_any_kept_checkpoint(tmp_path, capsys):
         with pytest.raises(UserError, match="no holdem strategy"):
             load_policy(bad, Path(tmp_path), {})
 
+
+def test_algorithm_labels_name_the_regret_update():
+    """Run names and catalog rows say which regret update solved them (the default's too, so
+    a run of the linear-CFR default before it changed, ``pcs-h64``, is never overwritten by a
+    new default run)."""
+    def label(**kw):
+        return algorithm_label(HoldemSolveOptions(abstraction="a", **kw))
+
+    assert PCS_REGRET == "plus" and label() == "pcs-plus-h64"
+    assert label(regret="linear") == "pcs-linear-h64"
+    assert label(regret="dcfr", averaging="quadratic", hands_per_board=0) == "pcs-dcfr-quadratic"
+    assert label(hands_per_board=16) == "pcs-plus-h16"
+    assert label(sampler="chance") == "cfr+"

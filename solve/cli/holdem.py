@@ -4,9 +4,9 @@ holdem`` goes through ``queries/holdem_compare.py``.
     python cli.py solve --game holdem --abstraction holdem-pa --time-limit 3600
     python cli.py solve --game holdem --abstraction holdem-pa --time-limit 7200 --resume
     python cli.py solve --game holdem --abstraction synthetic:20,800,4800,28800 --iterations 100000
-    python cli.py compare --game holdem holdem-holdem-pa-pcs-h64 holdem-holdem-eb-pcs-h64
-    python cli.py evaluate holdem-holdem-pa-pcs-h64
-    python cli.py evaluate holdem-holdem-pa-pcs-h64 --curve --with holdem-holdem-eb-pcs-h64
+    python cli.py compare --game holdem holdem-holdem-pa-pcs-plus-h64 holdem-holdem-eb-pcs-plus-h64
+    python cli.py evaluate holdem-holdem-pa-pcs-plus-h64
+    python cli.py evaluate holdem-holdem-pa-pcs-plus-h64 --curve --with holdem-holdem-eb-pcs-plus-h64
 
 A run writes ``<data_dir>/strategies/<name>/``: ``strategy.parquet`` (one row per information
 set and action, ``cards`` = bucket sequence; query it with ``cli.py sql``), ``average.npy``
@@ -25,7 +25,7 @@ from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 from solve.holdem import curve
 from solve.holdem.evaluate import Policy, duplicate_match
-from solve.holdem.pcs import AVERAGING, DCFR_ALPHA, DCFR_BETA, PCS_HANDS, REGRETS
+from solve.holdem.pcs import AVERAGING, DCFR_ALPHA, DCFR_BETA, PCS_HANDS, PCS_REGRET, REGRETS
 from solve.holdem.run import (CLOCKS, DEFAULT_SAMPLER, SAMPLERS, HoldemSolveOptions, lbr_estimate,
                               load_policy, solve_holdem)
 
@@ -56,11 +56,12 @@ def add_arguments(p) -> None:
                         f"sampling, Johanson et al. 2012); default {DEFAULT_SAMPLER}, or the "
                         "checkpoint's with --resume")
     g.add_argument("--regret", choices=list(REGRETS), default=None,
-                   help="holdem, --sampler public: linear CFR ('linear', default: iteration "
-                        "t's regrets weighted by t), plain regret matching ('vanilla'), "
-                        "regret-matching+ ('plus') or discounted CFR ('dcfr': "
+                   help="holdem, --sampler public: regret-matching+ ('plus', regrets floored "
+                        "at 0), linear CFR ('linear': iteration t's regrets weighted by t), "
+                        "plain regret matching ('vanilla') or discounted CFR ('dcfr': "
                         f"alpha {DCFR_ALPHA:g}, beta {DCFR_BETA:g}; with --averaging quadratic, "
-                        "the paper's gamma 2)")
+                        f"the paper's gamma 2); default {PCS_REGRET} (chosen by measurement), "
+                        "or the checkpoint's with --resume")
     g.add_argument("--averaging", choices=list(AVERAGING), default=None,
                    help="holdem, --sampler public: average-strategy weight per iteration t: "
                         "1, t (linear, default) or t^2 (quadratic)")

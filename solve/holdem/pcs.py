@@ -9,7 +9,8 @@ removal by per-card sums), folds likewise by inclusion-exclusion over the two bl
 the regret and average updates of a bucket sum over its hands.
 
 Regret updates: plain regret matching (``regret="vanilla"``), regret-matching+ (``"plus"``,
-Tammelin et al. 2015), linear CFR (``"linear"``, the default: iteration t's regrets weighted by
+the default: each sum floored at zero after the update; with linear averaging this is CFR+,
+Tammelin et al. 2015), linear CFR (``"linear"``: iteration t's regrets weighted by
 t, which is LCFR's discount of every sum by t / (t + 1) after iteration t; the Linear MCCFR of
 Pluribus) or discounted CFR (``"dcfr"``: positive sums times t^1.5 / (t^1.5 + 1), negative ones
 times 1/2 after iteration t; Brown & Sandholm, "Solving imperfect-information games via
@@ -47,12 +48,15 @@ from solve.holdem.game import BettingTree
 REGRETS = {"plus": P.CS_PLUS, "vanilla": P.CS_VANILLA, "linear": P.CS_LINEAR, "dcfr": P.CS_DCFR}
 DCFR_ALPHA, DCFR_BETA = 1.5, 0.0  # the paper's recommended discounts
 AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
-#: the defaults, by measurement (BENCHMARKS.md, issue 17): linear CFR was at or near the lowest
-#: exact exploitability in small games with few and with many buckets (plain regret matching
-#: and regret-matching+ each lost in one of them), and on pa 20/800/4800/28800 after one CPU
-#: hour its LBR bound was 140 +- 15 mbb/g against plain regret matching's 182 +- 15 (which
-#: won their head-to-head by 4.7 +- 1.4 mbb/g)
-PCS_REGRET, PCS_AVERAGING = "linear", "linear"
+#: the defaults, by measurement (BENCHMARKS.md, issue 17, "regret-matching+ on the default
+#: sampler" and after): on pa 20/800/4800/28800 with 64 hands per board, regret-matching+ with
+#: linear averaging (CFR+) had an LBR bound of 77.4 +- 14.5 mbb/g after one CPU hour and 73.7
+#: +- 14.0 after 1.5, still falling, on the same 400 boards where linear CFR's was 124.1 +-
+#: 13.4 and rose with more solving (to 133.4 at four CPU hours); linear CFR plays better
+#: head-to-head (its one-hour strategy beat regret-matching+'s by 35.0 +- 1.8 mbb/g) and is
+#: ``--regret linear``. The lower bound on exploitability decides, as it did for linear CFR
+#: over plain regret matching before.
+PCS_REGRET, PCS_AVERAGING = "plus", "linear"
 #: the hands of a board (C(47, 2)); ``hands`` of this or 0 means all of them
 BOARD_HANDS = 1081
 #: the default hands kept per board, by measurement (BENCHMARKS.md, issue 17): on pa
@@ -84,7 +88,7 @@ class HoldemPCS(HoldemCFR):
     Args:
         tree, buckets, seed, threads: as :class:`HoldemCFR` (threads take different boards
             and share the arrays lock-free; reproducible only with one).
-        regret: ``linear`` (default), ``vanilla``, ``plus`` or ``dcfr``.
+        regret: ``plus`` (default), ``linear``, ``vanilla`` or ``dcfr``.
         averaging: ``linear`` (default), ``quadratic`` or ``uniform``.
         hands: private hands kept per board (``PCS_HANDS``, 64, by default; 0 or 1,081: all
             of them, the paper's public chance sampling; see the module docstring).

@@ -111,15 +111,16 @@ def make_solver(args: HoldemSolveOptions, tree, buckets):
 
 
 def algorithm_label(args: HoldemSolveOptions) -> str:
-    """``cfr+`` (chance sampling), ``pcs`` (public chance sampling with its defaults) or
-    ``pcs-<regret>-<averaging>``, then ``-h<M>`` when it keeps M hands per board (the default
-    64 included; every hand, the paper's PCS, has no suffix): names and catalog rows."""
+    """``cfr+`` (chance sampling) or ``pcs-<regret>``, then ``-<averaging>`` unless linear,
+    then ``-h<M>`` when it keeps M hands per board (the default 64 included; every hand, the
+    paper's PCS, has no suffix): names and catalog rows. The default is ``pcs-plus-h64``
+    (until regret-matching+ became the default, ``pcs-h64`` meant linear CFR: such runs
+    resume, with their own settings, by ``--name``)."""
     if (args.sampler or DEFAULT_SAMPLER) == "chance":
         return "cfr+"
     regret, averaging = args.regret or PCS_REGRET, args.averaging or PCS_AVERAGING
     hands = PCS_HANDS if args.hands_per_board is None else args.hands_per_board
-    return ("pcs" + ("" if (regret, averaging) == (PCS_REGRET, PCS_AVERAGING)
-                     else f"-{regret}-{averaging}")
+    return (f"pcs-{regret}" + ("" if averaging == PCS_AVERAGING else f"-{averaging}")
             + (f"-h{hands}" if 0 < hands < BOARD_HANDS else ""))
 
 
