@@ -219,6 +219,11 @@ def main() -> int:
             return drive(plan, left, finished, args, ddir, logs, out_json, stop)
 
 
+def _default_sigint() -> None:
+    """In a step's process before it starts: Ctrl-C (SIGINT) back to its default action."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def drive(plan: list[Step], left: list[Step], finished: set[str], args, ddir: Path,
           logs: Path, out_json: Path, stop) -> int:
     """Run the steps ``left`` (see the module docstring); on a stop request, Ctrl-C every
@@ -268,9 +273,12 @@ def drive(plan: list[Step], left: list[Step], finished: set[str], args, ddir: Pa
                    "OPENBLAS_NUM_THREADS": str(s.threads), "OMP_NUM_THREADS": str(s.threads)}
             with open(logs / f"{s.name}.log", "a") as log:
                 # its own process group: a Ctrl-C at the terminal reaches the driver only,
-                # which passes it on (and waits)
+                # which passes it on (and waits); Ctrl-C restored for the step even when the
+                # driver was started in the background (`nohup ... &` ignores SIGINT, and an
+                # ignored signal stays ignored across exec)
                 proc = subprocess.Popen(command(s, ddir), stdout=log, stderr=subprocess.STDOUT,
-                                        env=env, cwd=ROOT, start_new_session=True)
+                                        env=env, cwd=ROOT, start_new_session=True,
+                                        preexec_fn=_default_sigint)
             running[s.name] = (proc, time.time())
             left.remove(s)
             print(f"{time.strftime('%H:%M:%S')} started {s.name}", flush=True)
