@@ -230,7 +230,8 @@ def test_holdem_strategy_of_an_earlier_build_is_not_reused(tmp_path, monkeypatch
     solved = []
     monkeypatch.setattr(holdem_solve, "solve_holdem", lambda opts: solved.append(opts.abstraction))
     # the only run is of an earlier build: a new one is solved instead of reusing it
-    assert support.ensure_strategy(support.resolve(["hp"])[0], Options()) == "holdem-hp-pcs-plus-h64"
+    assert (support.ensure_strategy(support.resolve(["hp"])[0], Options())
+            == "holdem-hp-pcs-plus-h64")
     assert solved == ["hp"]
 
 

@@ -6,7 +6,8 @@ holdem`` goes through ``queries/holdem_compare.py``.
     python cli.py solve --game holdem --abstraction synthetic:20,800,4800,28800 --iterations 100000
     python cli.py compare --game holdem holdem-holdem-pa-pcs-plus-h64 holdem-holdem-eb-pcs-plus-h64
     python cli.py evaluate holdem-holdem-pa-pcs-plus-h64
-    python cli.py evaluate holdem-holdem-pa-pcs-plus-h64 --curve --with holdem-holdem-eb-pcs-plus-h64
+    python cli.py evaluate holdem-holdem-pa-pcs-plus-h64 --curve \
+        --with holdem-holdem-eb-pcs-plus-h64
 
 A run writes ``<data_dir>/strategies/<name>/``: ``strategy.parquet`` (one row per information
 set and action, ``cards`` = bucket sequence; query it with ``cli.py sql``), ``average.npy``

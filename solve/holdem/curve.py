@@ -29,9 +29,10 @@ import numpy as np
 from schema.errors import UserError
 from schema.progress import progress_bar
 from schema.storage import AtomicFile
-from solve.holdem.evaluate import (Estimate, Policy, board_lbr_values, duplicate_match, lbr_estimates,
-                                   lbr_runouts, sample_boards, to_mbb)
-from solve.holdem.run import load_policy, run_record, spec_parts, stored_iterations
+from solve.holdem.evaluate import (Estimate, Policy, board_lbr_values, duplicate_match,
+                                   lbr_estimates, lbr_runouts, sample_boards, to_mbb)
+from solve.holdem.run import (load_policy, run_record, spec_parts, stored_iterations,
+                              weights_path)
 
 #: (key of the logged figures, panel title)
 MEASURES = (("lbr", "LBR lower bound on exploitability"), ("vs_always_call", "vs always-call"),
@@ -41,15 +42,6 @@ MEASURES = (("lbr", "LBR lower bound on exploitability"), ("vs_always_call", "vs
 #: part of every cached figure's key: bump it when what a figure means changes (the LBR or
 #: duplicate-match kernels, how boards or deals are drawn)
 CACHE_VERSION = 1
-
-
-def weights_file(ddir: Path, spec: str) -> Path:
-    """The weights file behind strategy ``NAME[@ITERATIONS][~TAU]`` (as ``load_policy`` reads
-    it: the kept checkpoint average, else the run's stored ``average.npy``)."""
-    name, it, _ = spec_parts(spec)
-    d = ddir / "strategies" / name
-    kept = d / "checkpoint" / f"average-{it}.npy"
-    return kept if it is not None and kept.exists() else d / "average.npy"
 
 
 def _key(*parts) -> str:
@@ -150,11 +142,12 @@ def convergence(ddir: Path, runs: list[str], reference: str | None = None,
     if lbr_boards:
         lbr = (sample_boards(lbr_boards, lbr_seed), lbr_runouts(lbr_boards, lbr_seed),
                f"lbr:{lbr_boards}:{lbr_seed}")
+    ref_id = f"{ref_name}:{_key(weights_path(ddir, ref_name))}"  # head-to-head keys' part
     n_points = sum(len(points) for points in curves.values())
     with progress_bar(total=n_points, desc="checkpoints evaluated", unit="point") as bar:
         for r, points in curves.items():
             _evaluate_run(ddir, r, points, (ref, ref_tree), (base, it, tau, ref_it), h2h_deals,
-                          seed, lbr, bar, cache, f"{ref_name}:{_key(weights_file(ddir, ref_name))}")
+                          seed, lbr, bar, cache, ref_id)
     return ref_name, curves
 
 
@@ -186,7 +179,7 @@ def _evaluate_run(ddir: Path, r: str, points: list[dict], ref: tuple, ref_key: t
                                                                                     cache)
         p = pol if n == final else Policy.table(r, tree, pol.buckets,
                                                 np.load(kept, mmap_mode="r"))
-        weights = ck.parent / "average.npy" if n == final else kept
+        weights = weights_path(ddir, r if n == final else f"{r}@{n}")
         if lbr is not None:
             v = _cached_lbr(saved / f"lbr-{n}-{_key(weights, lbr[2])}.npy",
                             lambda: board_lbr_values(tree, p, lbr[0], lbr[1]))

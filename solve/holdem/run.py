@@ -120,7 +120,8 @@ def algorithm_label(args: HoldemSolveOptions) -> str:
         return "cfr+"
     regret, averaging = args.regret or PCS_REGRET, args.averaging or PCS_AVERAGING
     hands = PCS_HANDS if args.hands_per_board is None else args.hands_per_board
-    return (f"pcs-{regret}" + ("" if averaging == PCS_AVERAGING else f"-{averaging}")
+    # "linear" by name, not PCS_AVERAGING: a name must not change meaning with a default
+    return (f"pcs-{regret}" + ("" if averaging == "linear" else f"-{averaging}")
             + (f"-h{hands}" if 0 < hands < BOARD_HANDS else ""))
 
 
@@ -381,6 +382,25 @@ def spec_parts(spec: str) -> tuple[str, str | None, str | None]:
     return name, (it if at else None), (tau if tilde else None)
 
 
+def weights_path(ddir: Path, spec: str) -> Path:
+    """The weights file behind strategy ``NAME[@ITERATIONS][~TAU]`` (:func:`load_policy`):
+    the average a checkpoint kept, else, at the iterations a finished run stored (or with no
+    @ITERATIONS), the run's ``average.npy``. Raises ValueError for a malformed spec and
+    OSError for a run that stored no strategy; the file itself may be missing."""
+    name, it, _ = spec_parts(spec)
+    d = ddir / "strategies" / name
+    if it is None:
+        if not (d / "run.json").exists():
+            raise OSError(f"{d / 'run.json'} does not exist (a run still going: NAME@ITERATIONS)")
+        return d / "average.npy"
+    if not it.isdigit():
+        raise ValueError(f"expected NAME@ITERATIONS, got {spec!r}")
+    kept = d / "checkpoint" / f"average-{int(it)}.npy"
+    if not kept.exists() and int(it) == stored_iterations(ddir, name):
+        return d / "average.npy"
+    return kept
+
+
 def load_policy(spec: str, ddir: Path, tree_cache: dict):
     """A stored strategy or a baseline, with the tree of its run. ``NAME`` is the strategy a
     finished run stored; ``NAME@ITERATIONS`` its average strategy at that checkpoint (kept by
@@ -389,21 +409,13 @@ def load_policy(spec: str, ddir: Path, tree_cache: dict):
     (``solve.holdem.threshold``)."""
     if spec in BASELINES:
         return spec, None
-    name, it, tau_text = spec_parts(spec)
-    at = it is not None
-    d = ddir / "strategies" / name
+    name, _, tau_text = spec_parts(spec)
     try:
         tau = parse_threshold(tau_text) if tau_text is not None else None
     except ValueError as exc:
         raise UserError(f"holdem strategy {spec!r}: {exc}") from None
     try:
-        if at and not it.isdigit():
-            raise ValueError(f"expected NAME@ITERATIONS, got {spec!r}")
-        if not at and not (d / "run.json").exists():
-            raise OSError(f"{d / 'run.json'} does not exist (a run still going: NAME@ITERATIONS)")
-        kept = d / "checkpoint" / f"average-{int(it)}.npy" if at else None
-        final = not at or (not kept.exists() and int(it) == stored_iterations(ddir, name))
-        weights = np.load(d / "average.npy" if final else kept, mmap_mode="r")
+        weights = np.load(weights_path(ddir, spec), mmap_mode="r")
     except (OSError, ValueError, KeyError) as exc:
         raise UserError(f"no holdem strategy {spec!r} in {ddir / 'strategies'} ({exc})") from None
     tree, buckets = run_game(name, ddir, tree_cache)
