@@ -20,7 +20,6 @@ solve ends and plays the round robin last).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 import time
@@ -35,8 +34,9 @@ from schema.catalog_abstraction import Abstraction  # noqa: E402
 from schema.errors import UserError  # noqa: E402
 from schema.storage import AtomicFile  # noqa: E402
 from solve.holdem.evaluate import Policy, board_lbr, duplicate_match  # noqa: E402
+from solve.holdem.figures import FigureStore, file_identity  # noqa: E402
 from solve.holdem.run import (load_policy, run_record, spec_parts,  # noqa: E402
-                              stored_iterations)
+                              stored_iterations, weights_path)
 
 
 def strategy(spec: str, ddir: Path, cache: dict):
@@ -51,40 +51,16 @@ def strategy(spec: str, ddir: Path, cache: dict):
 
 
 def identity(spec: str, ddir: Path) -> dict:
-    """What a figure of ``spec`` depends on besides the evaluation's own parameters: the run and
-    the iterations of the strategy read (a run resumed further is another strategy)."""
+    """What a figure of ``spec`` depends on besides the evaluation's own parameters: the run,
+    the iterations and the weights file of the strategy read (a run resumed further, or solved
+    again under the same name, is another strategy)."""
     name, at, _ = spec_parts(spec)
-    return {"spec": spec, "iterations": int(at) if at else stored_iterations(ddir, name)}
-
-
-class Results:
-    """Figures already computed, one JSON file per key in ``directory`` (written atomically),
-    so an interrupted comparison resumes and separate runs share rows and pairs; no directory:
-    nothing is kept."""
-
-    def __init__(self, directory: Path | None):
-        self.dir = directory
-        if directory is not None:
-            directory.mkdir(parents=True, exist_ok=True)
-
-    def _path(self, key: dict) -> Path:
-        digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
-        return self.dir / f"{key['kind']}-{digest}.json"
-
-    def get(self, key: dict):
-        if self.dir is None:
-            return None
-        try:
-            stored = json.loads(self._path(key).read_text())
-        except (OSError, ValueError):
-            return None
-        return stored["value"] if stored.get("key") == key else None
-
-    def put(self, key: dict, value) -> None:
-        if self.dir is None:
-            return
-        with AtomicFile(self._path(key), checksum=False) as f:
-            f.tmp.write_text(json.dumps({"key": key, "value": value}, default=float))
+    try:
+        weights = file_identity(weights_path(ddir, spec))
+    except (OSError, ValueError) as exc:
+        raise UserError(f"no holdem strategy {spec!r} in {ddir / 'strategies'} ({exc})") from None
+    return {"spec": spec, "iterations": int(at) if at else stored_iterations(ddir, name),
+            "weights": weights}
 
 
 class Strategies:
@@ -110,7 +86,7 @@ class Strategies:
         return self._loaded[spec]
 
 
-def pair_match(results: Results, pols: Strategies, ddir: Path, a: str, b: str, deals: int,
+def pair_match(results: FigureStore, pols: Strategies, ddir: Path, a: str, b: str, deals: int,
                seed: int) -> tuple[float, float]:
     """A's winnings against B (mean, 95% half-width; ``deals`` duplicate deals of ``seed``),
     stored under the unordered pair: a duplicate match of B against A on the same deals is
@@ -127,7 +103,7 @@ def pair_match(results: Results, pols: Strategies, ddir: Path, a: str, b: str, d
     return (mean, hw) if a == first else (-mean, hw)
 
 
-def evaluate_row(spec: str, ref_spec: str, args, results: Results, pols: Strategies,
+def evaluate_row(spec: str, ref_spec: str, args, results: FigureStore, pols: Strategies,
                  cat: dict) -> dict:
     """One strategy's row: its abstraction, size and solve, its LBR bound, the baselines and
     head-to-head against the reference (stored and read back under its parameters)."""
@@ -194,7 +170,7 @@ def compare(args) -> int:
     with session_scope(args.data_dir) as s:
         cat = {a.name: (a.method, a.built, a.perfect_recall)
                for a in s.query(Abstraction).all()}
-    results, pols = Results(args.cache), Strategies(args.data_dir)
+    results, pols = FigureStore(args.cache), Strategies(args.data_dir)
     rows = []
     for spec in args.strategies:
         rows.append(evaluate_row(spec, ref_spec, args, results, pols, cat))
@@ -222,7 +198,7 @@ def compare(args) -> int:
     return 0
 
 
-def round_robin(specs: list[str], results: Results, pols: Strategies, ddir: Path,
+def round_robin(specs: list[str], results: FigureStore, pols: Strategies, ddir: Path,
                 deals: int) -> list[dict]:
     """Head-to-head of every pair of ``specs`` (row against column, ``deals`` duplicate deals,
     the same for every pair), printed as a Markdown matrix; returns the pairs."""

@@ -63,6 +63,29 @@ def test_comparison_resumes_from_its_cache(tmp_path, monkeypatch, capsys):
     ab, ba = duplicate_match(tree, pa, pb, 300, seed=5), duplicate_match(tree, pb, pa, 300, seed=5)
     assert ab.mean == -ba.mean and ab.half_width == ba.half_width
 
+    # "c" solved again under its name (the same iterations, another seed): its row and pairs
+    # are measured again, the others' are read back
+    import shutil
+    shutil.rmtree(tmp_path / "strategies" / "c")
+    assert cli.main(["--data-dir", str(tmp_path), "solve", "--game", "holdem", "--abstraction",
+                     "synthetic:2,4", "--max-bets", "2", "--name", "c", "--sampler", "chance",
+                     "--iterations", "300", "--lbr-deals", "0", "--h2h-deals", "50",
+                     "--seed", "1"]) == 0
+    measured = []
+    real_lbr = bench.board_lbr
+
+    def counting(tree, pol, *a, **k):
+        measured.append(pol.name)
+        return real_lbr(tree, pol, *a, **k)
+
+    monkeypatch.setattr(bench, "board_lbr", counting)
+    assert bench.main(argv + ["--json", str(tmp_path / "three.json")]) == 0
+    third = json.loads((tmp_path / "three.json").read_text())
+    assert measured == ["c"]
+    assert [r for r in third["rows"] if r["strategy"] != "c"] == \
+        [r for r in first["rows"] if r["strategy"] != "c"]
+    assert len(list((tmp_path / "figures").glob("*.json"))) == 6 + 3  # c's row, 2 pairs
+
 
 def test_plot_of_the_comparison(tmp_path, capsys):
     plot = load_script("plot_holdem_methods")

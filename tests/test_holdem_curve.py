@@ -171,7 +171,7 @@ def test_a_second_curve_reads_the_kept_figures_and_a_changed_strategy_is_measure
     first = convergence(d, ["a"], reference="b", h2h_deals=30, lbr_boards=4, lbr_seed=3)[1]
     saved = d / "strategies" / "a" / "evaluations"
     n_points = len(first["a"])
-    assert len(list(saved.glob("lbr-*.npy"))) == len(list(saved.glob("h2h-*.json"))) == n_points
+    assert len(list(saved.glob("lbr-*.json"))) == len(list(saved.glob("h2h-*.json"))) == n_points
     assert not [f for f in saved.iterdir() if f.name.startswith(".")]  # no temp file left
 
     def fail(*args, **kwargs):

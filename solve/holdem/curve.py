@@ -12,17 +12,14 @@ head-to-head points are computed here, so they need the checkpoints' weights (``
 with ``--clock cpu``, the wall-clock stretch is estimated (:func:`cpu_seconds`).
 
 Each point's head-to-head and same-board LBR values are kept in the run's ``evaluations/``
-folder, keyed by what they depend on (the weights file's size and modification time, the
-reference's, the deals, boards and seeds, :data:`CACHE_VERSION`), so drawing the curve again as
-a run goes on measures only its new checkpoints. Deleting the folder measures everything again.
+folder (``solve.holdem.figures``, keyed by what they depend on: the weights files, the
+deals, boards and seeds), so drawing the curve again as a run goes on measures only its new
+checkpoints. Deleting the folder measures everything again.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -33,47 +30,11 @@ from solve.holdem.evaluate import (Estimate, Policy, board_lbr_values, duplicate
                                    lbr_estimates, lbr_runouts, sample_boards, to_mbb)
 from solve.holdem.run import (load_policy, run_record, spec_parts, stored_iterations,
                               weights_path)
+from solve.holdem.figures import FigureStore, file_identity
 
 #: (key of the logged figures, panel title)
 MEASURES = (("lbr", "LBR lower bound on exploitability"), ("vs_always_call", "vs always-call"),
             ("vs_always_raise", "vs always-raise"), ("h2h", "head-to-head vs reference"))
-
-
-#: part of every cached figure's key: bump it when what a figure means changes (the LBR or
-#: duplicate-match kernels, how boards or deals are drawn)
-CACHE_VERSION = 1
-
-
-def _key(*parts) -> str:
-    """A short hash of ``parts`` and :data:`CACHE_VERSION`, a weights file's identity (size
-    and modification time) standing for the file."""
-    text = [str(CACHE_VERSION)]
-    for x in parts:
-        if isinstance(x, Path):
-            st = x.stat()
-            x = f"{x.name}:{st.st_size}:{st.st_mtime_ns}"
-        text.append(str(x))
-    return hashlib.sha256("|".join(text).encode()).hexdigest()[:20]
-
-
-def _cached_lbr(path: Path, compute: Callable[[], np.ndarray]) -> np.ndarray:
-    """``compute()``'s per-board LBR values, kept at ``path`` (written atomically)."""
-    if path.exists():
-        return np.load(path)
-    v = compute()
-    with AtomicFile(path, checksum=False) as f, open(f.tmp, "wb") as fh:
-        np.save(fh, v)
-    return v
-
-
-def _cached_match(path: Path, compute: Callable[[], Estimate]) -> Estimate:
-    """``compute()``'s head-to-head estimate, kept at ``path`` as JSON (written atomically)."""
-    if path.exists():
-        return Estimate(**json.loads(path.read_text()))
-    h = compute()
-    with AtomicFile(path, checksum=False) as f:
-        f.tmp.write_text(json.dumps({"mean": h.mean, "half_width": h.half_width, "n": h.n}))
-    return h
 
 
 def cpu_seconds(log: list[dict]) -> list[float]:
@@ -141,8 +102,8 @@ def convergence(ddir: Path, runs: list[str], reference: str | None = None,
     lbr = None
     if lbr_boards:
         lbr = (sample_boards(lbr_boards, lbr_seed), lbr_runouts(lbr_boards, lbr_seed),
-               f"lbr:{lbr_boards}:{lbr_seed}")
-    ref_id = f"{ref_name}:{_key(weights_path(ddir, ref_name))}"  # head-to-head keys' part
+               {"boards": lbr_boards, "seed": lbr_seed})
+    ref_id = {"spec": ref_name, "weights": file_identity(weights_path(ddir, ref_name))}
     n_points = sum(len(points) for points in curves.values())
     with progress_bar(total=n_points, desc="checkpoints evaluated", unit="point") as bar:
         for r, points in curves.items():
@@ -156,11 +117,12 @@ def _evaluate_run(ddir: Path, r: str, points: list[dict], ref: tuple, ref_key: t
                   ref_id: str) -> None:
     """:func:`convergence` for the points of run ``r``, in place. ``ref``: (policy, tree) of
     the reference; ``ref_key``: its (run, @ITERATIONS text, ~TAU text, iterations); ``lbr``:
-    (boards, deck orders, their key) of the same-board LBR, or None to keep the logged one;
-    ``cache``: ``load_policy``'s; ``ref_id``: the reference's part of a head-to-head's key."""
+    (boards, deck orders, their part of a key) of the same-board LBR, or None to keep the
+    logged one; ``cache``: ``load_policy``'s; ``ref_id``: the reference's part of a
+    head-to-head's key."""
     base, at, tau, ref_it = ref_key
     ck = ddir / "strategies" / r / "checkpoint"
-    saved = ddir / "strategies" / r / "evaluations"
+    saved = FigureStore(ddir / "strategies" / r / "evaluations")
     final = stored_iterations(ddir, r)
     pol = tree = None
     per_board = {}
@@ -179,10 +141,11 @@ def _evaluate_run(ddir: Path, r: str, points: list[dict], ref: tuple, ref_key: t
                                                                                     cache)
         p = pol if n == final else Policy.table(r, tree, pol.buckets,
                                                 np.load(kept, mmap_mode="r"))
-        weights = weights_path(ddir, r if n == final else f"{r}@{n}")
+        weights = file_identity(weights_path(ddir, r if n == final else f"{r}@{n}"))
         if lbr is not None:
-            v = _cached_lbr(saved / f"lbr-{n}-{_key(weights, lbr[2])}.npy",
-                            lambda: board_lbr_values(tree, p, lbr[0], lbr[1]))
+            v = np.asarray(saved.fetch(
+                {"kind": "lbr", "iterations": n, "weights": weights, **lbr[2]},
+                lambda: board_lbr_values(tree, p, lbr[0], lbr[1]).tolist()))
             est, s0, s1 = lbr_estimates(v, tree.rules.big_blind)
             e.update(lbr_mbb=round(est.mean, 2), lbr_hw=round(est.half_width, 2),
                      lbr_seat0_mbb=round(s0.mean, 2), lbr_seat1_mbb=round(s1.mean, 2),
@@ -190,8 +153,10 @@ def _evaluate_run(ddir: Path, r: str, points: list[dict], ref: tuple, ref_key: t
             e.pop("lbr_deals", None)
             per_board[i] = v.mean(axis=1)
         if not (r == base and n == ref_it and tau is None):  # not the reference itself
-            h = _cached_match(saved / f"h2h-{n}-{_key(weights, ref_id, h2h_deals, seed)}.json",
-                              lambda: duplicate_match(tree, p, ref[0], h2h_deals, seed=seed))
+            h = Estimate(*saved.fetch(
+                {"kind": "h2h", "iterations": n, "weights": weights, "reference": ref_id,
+                 "deals": h2h_deals, "seed": seed},
+                lambda: _as_list(duplicate_match(tree, p, ref[0], h2h_deals, seed=seed))))
             e["h2h_mbb"], e["h2h_hw"] = round(h.mean, 2), round(h.half_width, 2)
         bar.update(1)
     if per_board:
@@ -200,6 +165,10 @@ def _evaluate_run(ddir: Path, r: str, points: list[dict], ref: tuple, ref_key: t
             d = to_mbb(v - last, tree.rules.big_blind)
             points[i]["lbr_vs_last_mbb"] = round(d.mean, 2)
             points[i]["lbr_vs_last_hw"] = round(d.half_width, 2)
+
+
+def _as_list(e: Estimate) -> list:
+    return [e.mean, e.half_width, e.n]
 
 
 def markdown(name: str, points: list[dict]) -> str:
