@@ -51,11 +51,11 @@ AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
 #: the defaults, by measurement (BENCHMARKS.md, issue 17, "regret-matching+ on the default
 #: sampler" and after): on pa 20/800/4800/28800 with 64 hands per board, regret-matching+ with
 #: linear averaging (CFR+) had an LBR bound of 77.4 +- 14.5 mbb/g after one CPU hour (chance
-#: sampling's: 219.4 +- 21.6) and 72.7 +- 13.6 after two, levelling off, on the same 400 boards
-#: where linear CFR's was 124.1 +- 13.4 and rose with more solving (to 133.4 at four CPU
-#: hours); linear CFR plays better head-to-head (its one-hour strategy beat regret-matching+'s
-#: by 34.4 +- 1.0 mbb/g) and is
-#: ``--regret linear``. The lower bound on exploitability decides, as it did for linear CFR
+#: sampling's: 219.4 +- 21.6), 72.7 +- 13.6 after two and 72.8 +- 13.2 after four, levelled
+#: off, on the same 400 boards where linear CFR's was 124.1 +- 13.4 and rose with more solving
+#: (to 133.4 at four CPU hours); linear CFR plays better head-to-head (its one-hour strategy beat
+#: regret-matching+'s by 34.4 +- 1.0 mbb/g, its four-hour one regret-matching+'s four-hour one
+#: by 20.2 +- 1.2) and is ``--regret linear``. The lower bound on exploitability decides, as it did for linear CFR
 #: over plain regret matching before.
 PCS_REGRET, PCS_AVERAGING = "plus", "linear"
 #: the hands of a board (C(47, 2)); ``hands`` of this or 0 means all of them
