@@ -19,6 +19,7 @@ checkpoints. Deleting the folder measures everything again.
 
 from __future__ import annotations
 
+from dataclasses import astuple
 from pathlib import Path
 
 import numpy as np
@@ -28,9 +29,9 @@ from schema.progress import progress_bar
 from schema.storage import AtomicFile
 from solve.holdem.evaluate import (Estimate, Policy, board_lbr_values, duplicate_match,
                                    lbr_estimates, lbr_runouts, sample_boards, to_mbb)
+from solve.holdem.figures import FigureStore, file_identity
 from solve.holdem.run import (load_policy, run_record, spec_parts, stored_iterations,
                               weights_path)
-from solve.holdem.figures import FigureStore, file_identity
 
 #: (key of the logged figures, panel title)
 MEASURES = (("lbr", "LBR lower bound on exploitability"), ("vs_always_call", "vs always-call"),
@@ -114,7 +115,7 @@ def convergence(ddir: Path, runs: list[str], reference: str | None = None,
 
 def _evaluate_run(ddir: Path, r: str, points: list[dict], ref: tuple, ref_key: tuple,
                   h2h_deals: int, seed: int, lbr: tuple | None, bar, cache: dict,
-                  ref_id: str) -> None:
+                  ref_id: dict) -> None:
     """:func:`convergence` for the points of run ``r``, in place. ``ref``: (policy, tree) of
     the reference; ``ref_key``: its (run, @ITERATIONS text, ~TAU text, iterations); ``lbr``:
     (boards, deck orders, their part of a key) of the same-board LBR, or None to keep the
@@ -156,7 +157,7 @@ def _evaluate_run(ddir: Path, r: str, points: list[dict], ref: tuple, ref_key: t
             h = Estimate(*saved.fetch(
                 {"kind": "h2h", "iterations": n, "weights": weights, "reference": ref_id,
                  "deals": h2h_deals, "seed": seed},
-                lambda: _as_list(duplicate_match(tree, p, ref[0], h2h_deals, seed=seed))))
+                lambda: list(astuple(duplicate_match(tree, p, ref[0], h2h_deals, seed=seed)))))
             e["h2h_mbb"], e["h2h_hw"] = round(h.mean, 2), round(h.half_width, 2)
         bar.update(1)
     if per_board:
@@ -165,10 +166,6 @@ def _evaluate_run(ddir: Path, r: str, points: list[dict], ref: tuple, ref_key: t
             d = to_mbb(v - last, tree.rules.big_blind)
             points[i]["lbr_vs_last_mbb"] = round(d.mean, 2)
             points[i]["lbr_vs_last_hw"] = round(d.half_width, 2)
-
-
-def _as_list(e: Estimate) -> list:
-    return [e.mean, e.half_width, e.n]
 
 
 def markdown(name: str, points: list[dict]) -> str:

@@ -40,17 +40,19 @@ class FigureStore:
     def __init__(self, directory: Path | None):
         self.dir = directory
 
-    def _path(self, key: dict) -> Path:
+    def _locate(self, key: dict) -> tuple[dict, Path]:
+        """(the key as stored, with :data:`FIGURES_VERSION`; its file)"""
+        key = {**key, "version": FIGURES_VERSION}
         digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
-        return self.dir / f"{key['kind']}-{digest}.json"
+        return key, self.dir / f"{key['kind']}-{digest}.json"
 
     def get(self, key: dict) -> Any:
         """The value stored under ``key``, or None."""
         if self.dir is None:
             return None
-        key = {**key, "version": FIGURES_VERSION}
+        key, path = self._locate(key)
         try:
-            stored = json.loads(self._path(key).read_text())
+            stored = json.loads(path.read_text())
         except (OSError, ValueError):
             return None
         return stored["value"] if stored.get("key") == key else None
@@ -59,8 +61,8 @@ class FigureStore:
         """Store ``value`` (JSON-able) under ``key`` (atomically; makes the folder)."""
         if self.dir is None:
             return
-        key = {**key, "version": FIGURES_VERSION}
-        with AtomicFile(self._path(key), checksum=False) as f:
+        key, path = self._locate(key)
+        with AtomicFile(path, checksum=False) as f:
             f.tmp.write_text(json.dumps({"key": key, "value": value}, default=float))
 
     def fetch(self, key: dict, compute: Callable[[], Any]) -> Any:

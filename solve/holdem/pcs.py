@@ -55,8 +55,8 @@ AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
 #: off, on the same 400 boards where linear CFR's was 124.1 +- 13.4 and rose with more solving
 #: (to 133.4 at four CPU hours); linear CFR plays better head-to-head (its one-hour strategy beat
 #: regret-matching+'s by 34.4 +- 1.0 mbb/g, its four-hour one regret-matching+'s four-hour one
-#: by 20.2 +- 1.2) and is ``--regret linear``. The lower bound on exploitability decides, as it did for linear CFR
-#: over plain regret matching before.
+#: by 20.2 +- 1.2) and is ``--regret linear``. The lower bound on exploitability decides, as it
+#: did for linear CFR over plain regret matching before.
 PCS_REGRET, PCS_AVERAGING = "plus", "linear"
 #: the hands of a board (C(47, 2)); ``hands`` of this or 0 means all of them
 BOARD_HANDS = 1081
