@@ -1,9 +1,11 @@
 """Texas Hold'em abstractions compared through their solved strategies (issue 20): per
 strategy, its abstraction's method, recall, buckets and information sets (the abstract game's
 size, which perfect and imperfect recall share as a measure), the solve's iterations and
-seconds, the LBR bound over whole boards, the results against always-call / always-raise and
-head-to-head against a reference strategy, each with its 95% interval; ``--round-robin``
-also plays every pair (the same duplicate deals for each) and prints the matrix.
+seconds, the LBR bound over whole boards and its difference from the reference's (paired board
+by board: every strategy meets the same boards, so this separates two strategies whose bounds'
+own intervals overlap), the results against always-call / always-raise and head-to-head
+against a reference strategy, each with its 95% interval; ``--round-robin`` also plays every
+pair (the same duplicate deals for each) and prints the matrix.
 
     NUMBA_NUM_THREADS=2 python bench/bench_holdem_methods.py --data-dir D pa-pcs-1t \
         eb-pcs-1t ochs-pcs-1t --reference pa-pcs-1t --h2h-deals 300000 --lbr-boards 400
@@ -14,7 +16,9 @@ is still going). Prints a Markdown table; ``--json`` also writes the figures. Wi
 DIR`` every row and head-to-head pair is kept as it is computed (keyed by the strategies, their
 iterations and the evaluation's parameters), so a stopped comparison resumes and a later one
 with more strategies reuses them (``holdem_methods_pipeline.py`` evaluates each strategy as its
-solve ends and plays the round robin last).
+solve ends and plays the round robin last). The LBR values per board are kept in each run's
+``evaluations/`` folder whatever ``--cache`` says, shared with ``cli.py evaluate --curve
+--lbr-boards``.
 """
 
 from __future__ import annotations
@@ -33,8 +37,11 @@ from schema.catalog import session_scope  # noqa: E402
 from schema.catalog_abstraction import Abstraction  # noqa: E402
 from schema.errors import UserError  # noqa: E402
 from schema.storage import AtomicFile  # noqa: E402
-from solve.holdem.evaluate import Policy, board_lbr, duplicate_match  # noqa: E402
+from solve.holdem.curve import stored_board_lbr  # noqa: E402
+from solve.holdem.evaluate import (Policy, duplicate_match, lbr_estimates,  # noqa: E402
+                                   lbr_runouts, sample_boards, to_mbb)
 from solve.holdem.figures import FigureStore, file_identity  # noqa: E402
+from solve.holdem.game import HoldemRules  # noqa: E402
 from solve.holdem.run import (load_policy, run_record, spec_parts,  # noqa: E402
                               stored_iterations, weights_path)
 
@@ -119,7 +126,7 @@ def evaluate_row(spec: str, ref_spec: str, args, results: FigureStore, pols: Str
                "information_sets": tree.information_sets(pol.buckets.n_buckets),
                "iterations": iters, "solve_seconds": seconds, "clock": clock}
         if args.lbr_boards:
-            lbr, s0, s1 = board_lbr(tree, pol, args.lbr_boards, seed=2024)
+            lbr, s0, s1 = lbr_estimates(board_values(spec, args, pols), tree.rules.big_blind)
             row.update(lbr=lbr.mean, lbr_hw=lbr.half_width, lbr_seat0=s0.mean,
                        lbr_seat1=s1.mean)
         for base, make in (("call", Policy.always_call), ("raise", Policy.always_raise)):
@@ -131,8 +138,29 @@ def evaluate_row(spec: str, ref_spec: str, args, results: FigureStore, pols: Str
     if spec != ref_spec:
         row["h2h"], row["h2h_hw"] = pair_match(results, pols, args.data_dir, spec, ref_spec,
                                                args.h2h_deals, H2H_SEED)
+        if args.lbr_boards:
+            d = to_mbb((board_values(spec, args, pols) - board_values(ref_spec, args, pols))
+                       .mean(axis=1), BIG_BLIND)
+            row["lbr_vs_ref"], row["lbr_vs_ref_hw"] = d.mean, d.half_width
     return row
 
+
+def board_values(spec: str, args, pols: Strategies) -> np.ndarray:
+    """(boards, 2): LBR's chips per board and seat against ``spec`` over the
+    ``--lbr-boards`` boards of :data:`LBR_SEED`, kept in the run's ``evaluations/``
+    (``stored_board_lbr``, shared with ``evaluate --curve --lbr-boards``): every strategy
+    meets the same boards and deck orders, so two of them can be paired board by board."""
+    n = args.lbr_boards
+    return stored_board_lbr(args.data_dir, spec, sample_boards(n, LBR_SEED),
+                            lbr_runouts(n, LBR_SEED), {"boards": n, "seed": LBR_SEED},
+                            lambda: (pols[spec][1], pols[spec][0]))
+
+
+#: the boards of every LBR bound (the 400-board tables in BENCHMARKS.md)
+LBR_SEED = 2024
+#: the big blind in chips, for mbb/g: every Hold'em run plays the real game's blinds (``solve``
+#: varies only the rounds and the bets per round)
+BIG_BLIND = HoldemRules().big_blind
 
 #: the duplicate deals of every head-to-head (against the reference and in the round robin,
 #: so the reference's pairs are computed once)
@@ -179,15 +207,17 @@ def compare(args) -> int:
     print(f"\nhead-to-head against {ref_spec} ({args.h2h_deals:,} duplicate deals), LBR over "
           f"{args.lbr_boards} boards, baselines {args.baseline_deals:,} deals; mbb/g, 95%\n")
     print("| strategy | method | recall | buckets | information sets | iterations | solve s | "
-          "LBR (as SB / as BB) | vs always-call | vs always-raise | h2h |")
-    print("|---|---|---|---|---:|---:|---:|---|---|---|---|")
+          "LBR (as SB / as BB) | LBR - reference's (paired) | vs always-call | "
+          "vs always-raise | h2h |")
+    print("|---|---|---|---|---:|---:|---:|---|---|---|---|---|")
     for r in rows:
         def cell(k):
             return f"{r[k]:+.1f} +- {r[k + '_hw']:.1f}" if k in r else ""
         seats = f" ({r['lbr_seat0']:.0f} / {r['lbr_seat1']:.0f})" if "lbr_seat0" in r else ""
         print(f"| {r['strategy']} | {r['method']} | {r['recall']} | {r['buckets']} | "
               f"{r['information_sets']:,} | {r['iterations']:,} | {r['solve_seconds']:.0f} "
-              f"({r['clock']}) | {cell('lbr')}{seats} | {cell('vs_call')} | {cell('vs_raise')} | "
+              f"({r['clock']}) | {cell('lbr')}{seats} | {cell('lbr_vs_ref')} | {cell('vs_call')} | "
+              f"{cell('vs_raise')} | "
               f"{cell('h2h')} |")
     matrix = (round_robin(args.strategies, results, pols, args.data_dir, args.h2h_deals)
               if args.round_robin else [])

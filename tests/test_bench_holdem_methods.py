@@ -4,11 +4,13 @@ head-to-head stored for an unordered pair is the exact negative of the other ord
 
 import importlib.util
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
 
 import cli
+from solve.holdem import curve
 from solve.holdem.evaluate import duplicate_match
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +44,7 @@ def test_comparison_resumes_from_its_cache(tmp_path, monkeypatch, capsys):
     def refuse(*_a, **_k):
         raise AssertionError("recomputed a stored figure")
 
-    monkeypatch.setattr(bench, "board_lbr", refuse)
+    monkeypatch.setattr(curve, "board_lbr_values", refuse)
     monkeypatch.setattr(bench, "duplicate_match", refuse)
     monkeypatch.setattr(bench, "strategy", refuse)
     assert bench.main(argv + ["--json", str(tmp_path / "two.json")]) == 0
@@ -53,6 +55,17 @@ def test_comparison_resumes_from_its_cache(tmp_path, monkeypatch, capsys):
     rows = {r["strategy"]: r for r in first["rows"]}
     assert rows["a"]["h2h"] == rr["a", "b"] and rows["c"]["h2h"] == -rr["b", "c"]
     assert "h2h" not in rows["b"] and np.isfinite(rows["c"]["lbr"])
+    # the LBR values per board went to each run's evaluations/, and the difference from the
+    # reference's bound is paired board by board over the same boards
+    for name in "abc":
+        assert len(list((tmp_path / "strategies" / name / "evaluations").glob("lbr-*"))) == 1
+    assert "lbr_vs_ref" not in rows["b"]
+    for name in "ac":
+        assert np.isclose(rows[name]["lbr_vs_ref"], rows[name]["lbr"] - rows["b"]["lbr"])
+        assert rows[name]["lbr_vs_ref_hw"] > 0
+    # ... and the convergence curve over the same boards reads them back (still refused)
+    _, curves = curve.convergence(tmp_path, ["b"], reference="a", h2h_deals=20, lbr_boards=2)
+    assert curves["b"][-1]["lbr_mbb"] == round(rows["b"]["lbr"], 2)
 
     # the stored sign: B against A on the same deals is exactly -(A against B)
     monkeypatch.undo()
@@ -65,20 +78,19 @@ def test_comparison_resumes_from_its_cache(tmp_path, monkeypatch, capsys):
 
     # "c" solved again under its name (the same iterations, another seed): its row and pairs
     # are measured again, the others' are read back
-    import shutil
     shutil.rmtree(tmp_path / "strategies" / "c")
     assert cli.main(["--data-dir", str(tmp_path), "solve", "--game", "holdem", "--abstraction",
                      "synthetic:2,4", "--max-bets", "2", "--name", "c", "--sampler", "chance",
                      "--iterations", "300", "--lbr-deals", "0", "--h2h-deals", "50",
                      "--seed", "1"]) == 0
     measured = []
-    real_lbr = bench.board_lbr
+    real_lbr = curve.board_lbr_values
 
     def counting(tree, pol, *a, **k):
         measured.append(pol.name)
         return real_lbr(tree, pol, *a, **k)
 
-    monkeypatch.setattr(bench, "board_lbr", counting)
+    monkeypatch.setattr(curve, "board_lbr_values", counting)
     assert bench.main(argv + ["--json", str(tmp_path / "three.json")]) == 0
     third = json.loads((tmp_path / "three.json").read_text())
     assert measured == ["c"]

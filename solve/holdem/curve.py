@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import astuple
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -113,6 +114,24 @@ def convergence(ddir: Path, runs: list[str], reference: str | None = None,
     return ref_name, curves
 
 
+def stored_board_lbr(ddir: Path, spec: str, boards: np.ndarray, perms: np.ndarray, key: dict,
+                     load: Callable[[], tuple]) -> np.ndarray:
+    """(boards, 2): LBR's chips per board and seat against the stored strategy ``spec``
+    (``NAME[@ITERATIONS][~TAU]``) on ``boards`` with the deck orders ``perms``
+    (``board_lbr_values``; ``load()`` gives the (tree, policy), called only when the values
+    are not stored yet). They are kept in the run's ``evaluations/`` under ``key`` (the
+    boards' and seeds' part) with the strategy's iterations and weights file: the curve's
+    points and the comparison's rows (``bench/bench_holdem_methods.py``) share them, and two
+    strategies' values on the same boards can be paired."""
+    name, at, tau = spec_parts(spec)
+    full = {"kind": "lbr", "iterations": int(at) if at else stored_iterations(ddir, name),
+            "weights": file_identity(weights_path(ddir, spec)), **key}
+    if tau is not None:
+        full["tau"] = tau
+    return np.asarray(FigureStore(ddir / "strategies" / name / "evaluations").fetch(
+        full, lambda: board_lbr_values(*load(), boards, perms).tolist()))
+
+
 def _evaluate_run(ddir: Path, r: str, points: list[dict], ref: tuple, ref_key: tuple,
                   h2h_deals: int, seed: int, lbr: tuple | None, bar, cache: dict,
                   ref_id: dict) -> None:
@@ -142,11 +161,10 @@ def _evaluate_run(ddir: Path, r: str, points: list[dict], ref: tuple, ref_key: t
                                                                                     cache)
         p = pol if n == final else Policy.table(r, tree, pol.buckets,
                                                 np.load(kept, mmap_mode="r"))
-        weights = file_identity(weights_path(ddir, r if n == final else f"{r}@{n}"))
+        point = r if n == final else f"{r}@{n}"
+        weights = file_identity(weights_path(ddir, point))
         if lbr is not None:
-            v = np.asarray(saved.fetch(
-                {"kind": "lbr", "iterations": n, "weights": weights, **lbr[2]},
-                lambda: board_lbr_values(tree, p, lbr[0], lbr[1]).tolist()))
+            v = stored_board_lbr(ddir, point, *lbr, lambda: (tree, p))
             est, s0, s1 = lbr_estimates(v, tree.rules.big_blind)
             e.update(lbr_mbb=round(est.mean, 2), lbr_hw=round(est.half_width, 2),
                      lbr_seat0_mbb=round(s0.mean, 2), lbr_seat1_mbb=round(s1.mean, 2),
