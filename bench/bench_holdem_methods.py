@@ -201,9 +201,10 @@ def compare(args) -> int:
     results, pols = FigureStore(args.cache), Strategies(args.data_dir)
     rows = []
     for spec in args.strategies:
+        t0 = time.perf_counter()
         rows.append(evaluate_row(spec, ref_spec, args, results, pols, cat))
-        print(f"{spec}: evaluated ({rows[-1]['eval_seconds']:.0f}s)", file=sys.stderr,
-              flush=True)
+        print(f"{spec}: evaluated in {time.perf_counter() - t0:.0f}s (its row measured in "
+              f"{rows[-1]['eval_seconds']:.0f}s)", file=sys.stderr, flush=True)
     print(f"\nhead-to-head against {ref_spec} ({args.h2h_deals:,} duplicate deals), LBR over "
           f"{args.lbr_boards} boards, baselines {args.baseline_deals:,} deals; mbb/g, 95%\n")
     print("| strategy | method | recall | buckets | information sets | iterations | solve s | "
