@@ -37,13 +37,12 @@ from schema.catalog import session_scope  # noqa: E402
 from schema.catalog_abstraction import Abstraction  # noqa: E402
 from schema.errors import UserError  # noqa: E402
 from schema.storage import AtomicFile  # noqa: E402
-from solve.holdem.curve import stored_board_lbr  # noqa: E402
-from solve.holdem.evaluate import (Policy, duplicate_match, lbr_estimates,  # noqa: E402
-                                   lbr_runouts, sample_boards, to_mbb)
-from solve.holdem.figures import FigureStore, file_identity  # noqa: E402
+from solve.holdem.curve import same_boards, stored_board_lbr  # noqa: E402
+from solve.holdem.evaluate import Policy, duplicate_match, lbr_estimates, to_mbb  # noqa: E402
+from solve.holdem.figures import FigureStore  # noqa: E402
 from solve.holdem.game import HoldemRules  # noqa: E402
 from solve.holdem.run import (load_policy, run_record, spec_parts,  # noqa: E402
-                              stored_iterations, weights_path)
+                              strategy_identity)
 
 
 def strategy(spec: str, ddir: Path, cache: dict):
@@ -61,13 +60,10 @@ def identity(spec: str, ddir: Path) -> dict:
     """What a figure of ``spec`` depends on besides the evaluation's own parameters: the run,
     the iterations and the weights file of the strategy read (a run resumed further, or solved
     again under the same name, is another strategy)."""
-    name, at, _ = spec_parts(spec)
     try:
-        weights = file_identity(weights_path(ddir, spec))
+        return {"spec": spec, **strategy_identity(ddir, spec)}
     except (OSError, ValueError) as exc:
         raise UserError(f"no holdem strategy {spec!r} in {ddir / 'strategies'} ({exc})") from None
-    return {"spec": spec, "iterations": int(at) if at else stored_iterations(ddir, name),
-            "weights": weights}
 
 
 class Strategies:
@@ -111,7 +107,7 @@ def pair_match(results: FigureStore, pols: Strategies, ddir: Path, a: str, b: st
 
 
 def evaluate_row(spec: str, ref_spec: str, args, results: FigureStore, pols: Strategies,
-                 cat: dict) -> dict:
+                 cat: dict, lbr: tuple | None) -> dict:
     """One strategy's row: its abstraction, size and solve, its LBR bound, the baselines and
     head-to-head against the reference (stored and read back under its parameters)."""
     key = {"kind": "row", "strategy": identity(spec, args.data_dir),
@@ -126,8 +122,9 @@ def evaluate_row(spec: str, ref_spec: str, args, results: FigureStore, pols: Str
                "information_sets": tree.information_sets(pol.buckets.n_buckets),
                "iterations": iters, "solve_seconds": seconds, "clock": clock}
         if args.lbr_boards:
-            lbr, s0, s1 = lbr_estimates(board_values(spec, args, pols), tree.rules.big_blind)
-            row.update(lbr=lbr.mean, lbr_hw=lbr.half_width, lbr_seat0=s0.mean,
+            est, s0, s1 = lbr_estimates(board_values(spec, lbr, args.data_dir, pols),
+                                        tree.rules.big_blind)
+            row.update(lbr=est.mean, lbr_hw=est.half_width, lbr_seat0=s0.mean,
                        lbr_seat1=s1.mean)
         for base, make in (("call", Policy.always_call), ("raise", Policy.always_raise)):
             e = duplicate_match(tree, pol, make(tree, pol.buckets), args.baseline_deals, seed=22)
@@ -139,21 +136,20 @@ def evaluate_row(spec: str, ref_spec: str, args, results: FigureStore, pols: Str
         row["h2h"], row["h2h_hw"] = pair_match(results, pols, args.data_dir, spec, ref_spec,
                                                args.h2h_deals, H2H_SEED)
         if args.lbr_boards:
-            d = to_mbb((board_values(spec, args, pols) - board_values(ref_spec, args, pols))
-                       .mean(axis=1), BIG_BLIND)
+            d = to_mbb((board_values(spec, lbr, args.data_dir, pols)
+                        - board_values(ref_spec, lbr, args.data_dir, pols)).mean(axis=1),
+                       BIG_BLIND)
             row["lbr_vs_ref"], row["lbr_vs_ref_hw"] = d.mean, d.half_width
     return row
 
 
-def board_values(spec: str, args, pols: Strategies) -> np.ndarray:
-    """(boards, 2): LBR's chips per board and seat against ``spec`` over the
-    ``--lbr-boards`` boards of :data:`LBR_SEED`, kept in the run's ``evaluations/``
-    (``stored_board_lbr``, shared with ``evaluate --curve --lbr-boards``): every strategy
-    meets the same boards and deck orders, so two of them can be paired board by board."""
-    n = args.lbr_boards
-    return stored_board_lbr(args.data_dir, spec, sample_boards(n, LBR_SEED),
-                            lbr_runouts(n, LBR_SEED), {"boards": n, "seed": LBR_SEED},
-                            lambda: (pols[spec][1], pols[spec][0]))
+def board_values(spec: str, lbr: tuple, ddir: Path, pols: Strategies) -> np.ndarray:
+    """(boards, 2): LBR's chips per board and seat against ``spec`` over the boards of
+    ``lbr`` (``same_boards``: the ``--lbr-boards`` boards of :data:`LBR_SEED`), kept in the
+    run's ``evaluations/`` (``stored_board_lbr``, shared with ``evaluate --curve
+    --lbr-boards``): every strategy meets the same boards and deck orders, so two of them can
+    be paired board by board."""
+    return stored_board_lbr(ddir, spec, *lbr, lambda: (pols[spec][1], pols[spec][0]))
 
 
 #: the boards of every LBR bound (the 400-board tables in BENCHMARKS.md)
@@ -199,10 +195,11 @@ def compare(args) -> int:
         cat = {a.name: (a.method, a.built, a.perfect_recall)
                for a in s.query(Abstraction).all()}
     results, pols = FigureStore(args.cache), Strategies(args.data_dir)
+    lbr = same_boards(args.lbr_boards, LBR_SEED) if args.lbr_boards else None
     rows = []
     for spec in args.strategies:
         t0 = time.perf_counter()
-        rows.append(evaluate_row(spec, ref_spec, args, results, pols, cat))
+        rows.append(evaluate_row(spec, ref_spec, args, results, pols, cat, lbr))
         print(f"{spec}: evaluated in {time.perf_counter() - t0:.0f}s (its row measured in "
               f"{rows[-1]['eval_seconds']:.0f}s)", file=sys.stderr, flush=True)
     print(f"\nhead-to-head against {ref_spec} ({args.h2h_deals:,} duplicate deals), LBR over "
@@ -218,8 +215,7 @@ def compare(args) -> int:
         print(f"| {r['strategy']} | {r['method']} | {r['recall']} | {r['buckets']} | "
               f"{r['information_sets']:,} | {r['iterations']:,} | {r['solve_seconds']:.0f} "
               f"({r['clock']}) | {cell('lbr')}{seats} | {cell('lbr_vs_ref')} | {cell('vs_call')} | "
-              f"{cell('vs_raise')} | "
-              f"{cell('h2h')} |")
+              f"{cell('vs_raise')} | {cell('h2h')} |")
     matrix = (round_robin(args.strategies, results, pols, args.data_dir, args.h2h_deals)
               if args.round_robin else [])
     if args.json:

@@ -32,7 +32,7 @@ from solve.holdem.evaluate import (Estimate, Policy, board_lbr_values, duplicate
                                    lbr_estimates, lbr_runouts, sample_boards, to_mbb)
 from solve.holdem.figures import FigureStore, file_identity
 from solve.holdem.run import (load_policy, run_record, spec_parts, stored_iterations,
-                              weights_path)
+                              strategy_identity, weights_path)
 
 #: (key of the logged figures, panel title)
 MEASURES = (("lbr", "LBR lower bound on exploitability"), ("vs_always_call", "vs always-call"),
@@ -101,10 +101,7 @@ def convergence(ddir: Path, runs: list[str], reference: str | None = None,
         raise UserError(f"the reference must be a stored strategy, got the baseline {ref!r}")
     base, it, tau = spec_parts(ref_name)
     ref_it = int(it) if it is not None else stored_iterations(ddir, base)
-    lbr = None
-    if lbr_boards:
-        lbr = (sample_boards(lbr_boards, lbr_seed), lbr_runouts(lbr_boards, lbr_seed),
-               {"boards": lbr_boards, "seed": lbr_seed})
+    lbr = same_boards(lbr_boards, lbr_seed) if lbr_boards else None
     ref_id = {"spec": ref_name, "weights": file_identity(weights_path(ddir, ref_name))}
     n_points = sum(len(points) for points in curves.values())
     with progress_bar(total=n_points, desc="checkpoints evaluated", unit="point") as bar:
@@ -114,18 +111,24 @@ def convergence(ddir: Path, runs: list[str], reference: str | None = None,
     return ref_name, curves
 
 
+def same_boards(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, dict]:
+    """(boards, deck orders, their part of a key) of an LBR bound over ``n`` boards of
+    ``seed`` (:func:`solve.holdem.evaluate.board_lbr`'s), for :func:`stored_board_lbr`."""
+    return sample_boards(n, seed), lbr_runouts(n, seed), {"boards": n, "seed": seed}
+
+
 def stored_board_lbr(ddir: Path, spec: str, boards: np.ndarray, perms: np.ndarray, key: dict,
                      load: Callable[[], tuple]) -> np.ndarray:
     """(boards, 2): LBR's chips per board and seat against the stored strategy ``spec``
     (``NAME[@ITERATIONS][~TAU]``) on ``boards`` with the deck orders ``perms``
     (``board_lbr_values``; ``load()`` gives the (tree, policy), called only when the values
     are not stored yet). They are kept in the run's ``evaluations/`` under ``key`` (the
-    boards' and seeds' part) with the strategy's iterations and weights file: the curve's
-    points and the comparison's rows (``bench/bench_holdem_methods.py``) share them, and two
-    strategies' values on the same boards can be paired."""
-    name, at, tau = spec_parts(spec)
-    full = {"kind": "lbr", "iterations": int(at) if at else stored_iterations(ddir, name),
-            "weights": file_identity(weights_path(ddir, spec)), **key}
+    boards' and seeds' part; :func:`same_boards` gives all three) with the strategy's
+    ``strategy_identity``: the curve's points and the comparison's rows
+    (``bench/bench_holdem_methods.py``) share them, and two strategies' values on the same
+    boards can be paired."""
+    name, _, tau = spec_parts(spec)
+    full = {"kind": "lbr", **strategy_identity(ddir, spec), **key}
     if tau is not None:
         full["tau"] = tau
     return np.asarray(FigureStore(ddir / "strategies" / name / "evaluations").fetch(

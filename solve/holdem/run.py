@@ -25,6 +25,7 @@ from solve.holdem.pcs import (BOARD_HANDS, PCS_AVERAGING, PCS_HANDS, PCS_REGRET,
                               HoldemPCS, check_settings)
 from solve.holdem.evaluate import (Policy, board_lbr, duplicate_match, local_best_response,
                                    sample_deals, seat_value)
+from solve.holdem.figures import file_identity
 from solve.holdem.game import HoldemRules, build_tree
 from solve.holdem.threshold import threshold
 from solve.holdem.table import write_strategy_table
@@ -399,6 +400,16 @@ def weights_path(ddir: Path, spec: str) -> Path:
     if not kept.exists() and int(it) == stored_iterations(ddir, name):
         return d / "average.npy"
     return kept
+
+
+def strategy_identity(ddir: Path, spec: str) -> dict:
+    """What a stored figure of strategy ``NAME[@ITERATIONS][~TAU]`` depends on besides the
+    evaluation's parameters and the threshold: its iterations and its weights file's identity
+    (``file_identity``: a run resumed further, or solved again under the same name, is another
+    strategy). Raises as :func:`weights_path`, and OSError for a missing file."""
+    name, it, _ = spec_parts(spec)
+    return {"iterations": int(it) if it is not None else stored_iterations(ddir, name),
+            "weights": file_identity(weights_path(ddir, spec))}
 
 
 def load_policy(spec: str, ddir: Path, tree_cache: dict):
