@@ -71,8 +71,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--checks", default=None,
                    help="verify: comma-separated subset of: canonical, handval, equity (default: all)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
-    p.epilog = ("etl status exits 0 when every partition is ok, 3 when some are missing or "
-                "stale (a run or --refresh builds them), 4 when some are damaged or a table "
+    p.epilog = ("etl status checks the tables in use (those with a recorded partition; with "
+                "--tables, the tables named): it exits 0 when every partition is ok, 3 when "
+                "some are missing or stale (a run or --refresh builds them), 4 when some are damaged or a table "
                 "folder holds stray files (--refresh repairs; strays go to quarantine/), 2 when "
                 "it could not run")
     p.add_argument("--format", choices=("table", "json"), default="table",
@@ -209,6 +210,9 @@ def _state(t) -> str:
 
 def _status(data, tables, names, checksum: bool, fmt: str = "table") -> int:
     results = status(data, tables, names, checksum=checksum)
+    # Without --tables, only the tables in use count: a table nobody asked for is not a fault.
+    not_built = [] if names is not None else [st.name for st in results if not st.in_use]
+    results = [st for st in results if st.name not in not_built]
     code = status_code(results)
     if fmt == "json":
         built = last_built(data)
@@ -224,7 +228,8 @@ def _status(data, tables, names, checksum: bool, fmt: str = "table") -> int:
                    "last_built": built.get(st.name),
                    "problems": [{"key": c.key, "state": c.state, "reason": c.reason}
                                 for c in st.checks if c.state != "ok"],
-                   "obsolete": st.extra, "stray": st.stray} for st in results]}
+                   "obsolete": st.extra, "stray": st.stray} for st in results],
+               "not_built": not_built}
         print(json.dumps(doc, indent=1))
         return code
     out = Table(title=f"etl status: {os.path.abspath(data)}")
@@ -245,6 +250,9 @@ def _status(data, tables, names, checksum: bool, fmt: str = "table") -> int:
         for f in st.stray:
             print(f"stray: {st.name} {f} (not part of the table; --refresh moves it to "
                   f"quarantine/{st.name}/)")
+    if not_built:
+        print(f"not built (never asked for, not a fault): {', '.join(not_built)}; "
+              f"`python cli.py etl --tables {','.join(not_built)}` builds them")
     return code
 
 

@@ -193,6 +193,14 @@ class TableStatus:
     checks: list[storage.PartitionCheck]
     extra: list[str] = field(default_factory=list)  # recorded keys the table no longer has
     stray: list[str] = field(default_factory=list)  # other files in its folder (relative)
+    recorded: int = 0  # partitions the catalog records (any code version)
+
+    @property
+    def in_use(self) -> bool:
+        """Was this table ever asked for? A table with no recorded partition and no file is
+        simply not built yet, which is not a fault of a healthy install."""
+        return bool(self.recorded or self.stray or any(c.state != storage.MISSING
+                                                         for c in self.checks))
 
     def keys(self, *states: str) -> list[str]:
         return [c.key for c in self.checks if c.state in states]
@@ -232,7 +240,8 @@ def check_table(data_dir: Path, spec: TableSpec, records: dict[str, Record],
     ours = [files[k] for k in keys if k in files] + [files[k] for k in extra]
     folder = storage.table_dir(data_dir, spec.name)
     stray = [str(p.relative_to(folder)) for p in storage.stray_files(data_dir, spec.name, ours)]
-    return TableStatus(spec.name, version, spec.description, checks, extra, stray)
+    return TableStatus(spec.name, version, spec.description, checks, extra, stray,
+                       recorded=len(records))
 
 
 def status(data_dir: str | os.PathLike, tables: dict[str, TableSpec],

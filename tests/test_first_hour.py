@@ -1,0 +1,30 @@
+"""A new user's first hour (issue 47): what the README's first command leaves must report
+healthy, and its next commands must work from the project root with the default ``./data``.
+
+The toy ETL tables of ``test_etl_runner`` stand in for the equity tables.
+"""
+
+from __future__ import annotations
+
+import json
+
+from etl import runner, storage
+from test_data_safety import cli
+from test_etl_runner import toy_tables
+
+
+def test_status_is_healthy_when_a_table_was_never_asked_for(tmp_path):
+    data = tmp_path / "data"
+    runner.run(data, toy_tables(), names=["toy"], workers=1, progress=False)
+    proc = cli(data, "etl", "status")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "not built (never asked for" in proc.stdout and "--tables toy_sum" in proc.stdout
+    doc = json.loads(cli(data, "etl", "status", "--format", "json").stdout)
+    assert doc["exit_status"] == 0 and doc["not_built"] == ["toy_sum"]
+    assert [t["name"] for t in doc["tables"]] == ["toy"]
+    # Asked for by name, a table never built is work to do (exit 3), as before.
+    assert cli(data, "etl", "status", "--tables", "toy_sum").returncode == 3
+    # A table in use with a partition gone is still a fault.
+    storage.partition_path(data, "toy", "02").unlink()
+    proc = cli(data, "etl", "status")
+    assert proc.returncode == 3 and "missing" in proc.stdout
