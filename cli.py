@@ -36,7 +36,8 @@ from schema.optional import import_optional  # noqa: E402
 from schema.paths import check_data_dir, data_dir  # noqa: E402
 
 # Modules that contribute sub-commands; each defines ``register(subparsers)``.
-COMMAND_MODULES = ("etl.commands", "abstraction.commands", "solve.cli.commands", "queries.commands")
+COMMAND_MODULES = ("etl.commands", "abstraction.commands", "solve.cli.commands",
+                   "solve.cli.strategies", "queries.commands")
 
 
 #: Commands that write tables: after them the DuckDB views of every stage are recreated (here,

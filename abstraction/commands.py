@@ -11,6 +11,7 @@ import json
 
 from abstraction import store
 from abstraction.build import METHOD_NAMES, build, summary_lines
+from schema.listing import FORMATS, Column, print_rows
 from schema.paths import data_dir
 
 
@@ -78,7 +79,10 @@ def register(subparsers) -> None:
                               description="List the built abstractions (catalog table "
                               "abstractions): name, game, method, bucket counts, board visibility, "
                               "seed and build seconds.")
-    q.add_argument("--json", action="store_true", help="print JSON lines")
+    q.add_argument("--format", choices=FORMATS, default="table",
+                   help="table (default), csv, or one JSON array (as every list command)")
+    q.add_argument("--json", dest="format", action="store_const", const="json",
+                   help="the same as --format json")
     q.set_defaults(func=list_command)
 
 
@@ -95,21 +99,20 @@ def build_command(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The columns of ``abstractions`` (table headers; csv and json use the keys).
+COLUMNS = (Column("name", "name"), Column("game", "game"), Column("method", "method"),
+           Column("built", "buckets"), Column("board", "board"), Column("recall", "recall"), Column("seed", "seed", right=True),
+           Column("seconds", "build s", lambda v: f"{v:,.1f}", right=True),
+           Column("created", "created", lambda v: v.isoformat(timespec="seconds")))
+
+
 def list_command(args: argparse.Namespace) -> int:
     # a data directory that does not exist has no abstractions (and is not created)
     rows = store.list_abstractions(args.data_dir) if data_dir().is_dir() else []
-    if args.json:
-        for r in rows:
-            print(json.dumps(r, default=str))
-        return 0
-    if not rows:
-        print("no abstractions built (see: cli.py build-abstraction --help)")
-        return 0
-    print(f"{'name':32} {'game':13} {'method':8} {'built':24} {'board':6} {'seed':>4} "
-          f"{'seconds':>8}")
     for r in rows:
-        total = json.loads(r["timings"]).get("total")
-        board = "public" if r["public_board"] else "hidden"
-        print(f"{r['name']:32} {r['game']:13} {r['method']:8} {r['built']:24} {board:6} "
-              f"{r['seed']:>4} {total:>8.1f}")
+        r["board"] = "public" if r["public_board"] else "hidden"
+        r["recall"] = "perfect" if r["perfect_recall"] else "imperfect"
+        r["seconds"] = json.loads(r["timings"]).get("total")
+    print_rows(rows, COLUMNS, args.format, title="abstractions",
+               empty="no abstractions built (see: cli.py build-abstraction --help)")
     return 0

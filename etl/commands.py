@@ -30,6 +30,7 @@ from etl.storage import read_column_array
 from etl.tables import all_tables
 from etl.verify_equity import check_equity
 from schema.errors import UserError
+from schema.listing import human_bytes
 from schema.paths import data_dir as resolve_data_dir
 
 #: Exact sizes of the canonical indexes checked by ``etl verify`` (DESIGN.md section 2).
@@ -148,7 +149,7 @@ def _run(data, tables, names, args) -> int:
         out.add_column(col, justify=justify)
     for t in report.tables:
         _add_row(out, t.name, f"{t.partitions:,}", f"{t.built:,}", f"{t.rows:,}",
-                    _human_bytes(t.bytes), f"{t.compute_seconds:.1f}", f"{t.wall_seconds:.1f}",
+                    human_bytes(t.bytes), f"{t.compute_seconds:.1f}", f"{t.wall_seconds:.1f}",
                     _state(t))
     _console().print(out)
     for note in report.view_errors:
@@ -239,7 +240,7 @@ def _status(data, tables, names, checksum: bool, fmt: str = "table") -> int:
     for st in results:
         _add_row(out, st.name, st.version, f"{len(st.checks):,}", f"{st.count('ok'):,}",
                     f"{st.count('missing'):,}", f"{st.count('stale'):,}",
-                    f"{st.count('damaged'):,}", f"{st.rows:,}", _human_bytes(st.bytes))
+                    f"{st.count('damaged'):,}", f"{st.rows:,}", human_bytes(st.bytes))
     _console().print(out)
     for st in results:
         for c in st.checks:
@@ -384,11 +385,3 @@ def _fmt(value: Any) -> str:
     if isinstance(value, bool):
         return str(value)
     return f"{value:,}" if isinstance(value, int) else str(value)
-
-
-def _human_bytes(n: int) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return str(n)

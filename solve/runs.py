@@ -5,10 +5,13 @@ their results through here."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
+from pathlib import Path
 
 from schema.catalog import session_scope
 from schema.catalog_solve import SolveRun
+from schema.paths import data_dir as resolve_data_dir
 from schema.paths import stored_path
 from schema.storage import atomic_write_parquet
 from solve.table import strategy_path, write_strategy
@@ -53,3 +56,35 @@ def store_kuhn3(ddir, name, table, algorithm, iterations, wall, nash_conv, value
     record_run(ddir, name, "kuhn3", None, algorithm, iterations, wall, nash_conv, None, value,
                path, digest)
     return path
+
+
+def list_strategies(data_dir=None) -> list[dict]:
+    """Every stored strategy, by name: its catalog row (game, abstraction, algorithm,
+    iterations, wall seconds, figures), the solve time and clock a Hold'em run recorded in its
+    ``run.json`` (else the wall seconds), and the bytes its folder holds on disk (checkpoints
+    and kept averages included: what deleting it would free)."""
+    ddir = resolve_data_dir(data_dir)
+    if not (ddir / "poker.duckdb").exists():
+        return []
+    with session_scope(ddir) as s:
+        rows = [{c: getattr(r, c) for c in ("name", "game", "abstraction", "algorithm",
+                                            "iterations", "wall_seconds", "exploitability",
+                                            "value", "created")}
+                for r in s.query(SolveRun).order_by(SolveRun.name).all()]
+    for r in rows:
+        folder = strategy_path(ddir, r["name"]).parent
+        r["solve_seconds"], r["clock"] = r["wall_seconds"], "wall"
+        meta = folder / "run.json"
+        if meta.is_file():
+            try:
+                got = json.loads(meta.read_text())
+                r["solve_seconds"] = float(got["solve_seconds"])
+                r["clock"] = got.get("clock", "wall")
+            except (ValueError, KeyError, TypeError):
+                pass  # an unreadable run.json: the catalog's wall seconds stand
+        r["bytes"] = _folder_bytes(folder)
+    return rows
+
+
+def _folder_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else 0

@@ -196,8 +196,10 @@ def test_build_abstraction_from_a_holdem_strategy(solved, monkeypatch, capsys):
         assert a.equals(b)
         if r == 0:
             assert np.array_equal(a.to_numpy(), direct.rounds_[0].bucket)
-    assert run(d, "abstractions", "--json") == 0
-    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert run(d, "abstractions", "--format", "json") == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert run(d, "abstractions", "--json") == 0  # the same one JSON array
+    assert json.loads(capsys.readouterr().out) == rows
     assert {"gs4", "gs4-again"} <= {r["name"] for r in rows}
     assert [r["method"] for r in rows if r["name"] == "gs4"] == ["strategy"]
 

@@ -1,0 +1,47 @@
+"""CLI: ``strategies``, the stored strategies (catalog table ``solve_runs``).
+
+    python cli.py strategies
+    python cli.py strategies --format json
+
+One row per strategy: its game, abstraction, algorithm, iterations, solve time (CPU seconds
+where the Hold'em run counted CPU time, else wall seconds) and size on disk (the whole
+``strategies/NAME/`` folder: table, averages and any kept checkpoints).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from schema.listing import FORMATS, Column, human_bytes, print_rows
+from schema.paths import data_dir as resolve_data_dir
+from solve.runs import list_strategies
+
+
+def _seconds(row_value) -> str:
+    return f"{row_value:,.1f}"
+
+
+#: The columns of ``strategies`` (table headers; csv and json use the keys).
+COLUMNS = (Column("name", "name"), Column("game", "game"), Column("abstraction", "abstraction"),
+           Column("algorithm", "algorithm"),
+           Column("iterations", "iterations", lambda v: f"{v:,}", right=True),
+           Column("solve_seconds", "solve s", _seconds, right=True),
+           Column("clock", "clock"),
+           Column("bytes", "on disk", human_bytes, right=True),
+           Column("created", "created", lambda v: v.isoformat(timespec="seconds")))
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("strategies", help="list the stored strategies",
+                              description=__doc__,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--format", choices=FORMATS, default="table",
+                   help="table (default), csv, or one JSON array (as every list command)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    rows = list_strategies(resolve_data_dir()) if resolve_data_dir().is_dir() else []
+    print_rows(rows, COLUMNS, args.format, title="strategies",
+               empty="no strategies stored (see: cli.py solve --help)")
+    return 0
