@@ -28,3 +28,28 @@ def test_status_is_healthy_when_a_table_was_never_asked_for(tmp_path):
     storage.partition_path(data, "toy", "02").unlink()
     proc = cli(data, "etl", "status")
     assert proc.returncode == 3 and "missing" in proc.stdout
+
+
+def test_a_finished_holdem_run_names_its_overheads_and_removes_its_checkpoint(tmp_path, capsys):
+    import cli as entry
+
+    args = ["--data-dir", str(tmp_path), "solve", "--game", "holdem", "--abstraction",
+            "synthetic:3,6", "--max-bets", "2", "--lbr-deals", "20", "--h2h-deals", "100",
+            "--iterations", "40", "--checkpoint-minutes", "0.00001", "--keep-averages"]
+    assert entry.main(args + ["--name", "gone"]) == 0
+    out = capsys.readouterr().out
+    summary = next(x for x in out.splitlines() if x.startswith("gone: ") and " wall = " in x)
+    for part in ("solving", "loading", "evaluating", "checkpointing", "storing"):
+        assert f"{part} " in summary
+    assert "on disk in" in out and "checkpoint removed" in out
+    ckpt = tmp_path / "strategies" / "gone" / "checkpoint"
+    assert not (ckpt / "state.json").exists() and not (ckpt / "regrets.npy").exists()
+    assert list(ckpt.glob("average-*.npy"))  # what --keep-averages asked for stays
+    assert entry.main(args + ["--name", "gone", "--resume", "--iterations", "60"]) == 2
+    assert "--keep-checkpoint" in capsys.readouterr().err
+    # kept on request, and then a later --resume continues it
+    assert entry.main(args + ["--name", "kept", "--keep-checkpoint"]) == 0
+    assert "checkpoint kept for --resume" in capsys.readouterr().out
+    assert (tmp_path / "strategies" / "kept" / "checkpoint" / "state.json").exists()
+    assert entry.main(args + ["--name", "kept", "--resume", "--iterations", "60"]) == 0
+    assert "iterations=60" in capsys.readouterr().out

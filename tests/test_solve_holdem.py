@@ -170,7 +170,8 @@ def run(tmp_path, *argv):
 def test_cli_solve_resume_sql_and_errors(tmp_path, capsys):
     args = ["solve", "--game", "holdem", "--abstraction", "synthetic:3,6", "--max-bets", "2",
             "--name", "h", "--lbr-deals", "20", "--h2h-deals", "500"]
-    assert run(tmp_path, *args, "--iterations", "3000", "--sampler", "chance") == 0
+    assert run(tmp_path, *args, "--iterations", "3000", "--sampler", "chance",
+               "--keep-checkpoint") == 0
     out = capsys.readouterr().out
     assert "iterations=3000" in out and "vs always-call" in out and "LBR" in out
     # resumed without --sampler: the checkpoint's (chance), not the default (public)

@@ -289,7 +289,8 @@ def test_a_checkpoint_keeps_its_hands_per_board(tiny2, tmp_path):
 def test_cli_hands_per_board(tmp_path, capsys):
     args = ["--data-dir", str(tmp_path), "solve", "--game", "holdem", "--abstraction",
             "synthetic:3,6", "--max-bets", "2", "--lbr-deals", "50", "--h2h-deals", "200"]
-    assert cli.main(args + ["--iterations", "20", "--hands-per-board", "64"]) == 0
+    assert cli.main(args + ["--iterations", "20", "--hands-per-board", "64",
+                            "--keep-checkpoint"]) == 0
     assert "algorithm=pcs-plus-h64 " in capsys.readouterr().out
     assert cli.main(args + ["--name", "holdem-synthetic-3-6-pcs-plus-h64", "--resume",
                             "--iterations", "30"]) == 0
@@ -308,7 +309,8 @@ def test_cli_resumes_a_checkpoint_from_before_hands_per_board_with_every_hand(tm
     args = ["--data-dir", str(tmp_path), "solve", "--game", "holdem", "--abstraction",
             "synthetic:3,6", "--max-bets", "2", "--lbr-deals", "50", "--h2h-deals", "200",
             "--name", "old"]
-    assert cli.main(args + ["--iterations", "4", "--hands-per-board", "0"]) == 0
+    assert cli.main(args + ["--iterations", "4", "--hands-per-board", "0",
+                            "--keep-checkpoint"]) == 0
     state_file = tmp_path / "strategies" / "old" / "checkpoint" / "state.json"
     state = json.loads(state_file.read_text())
     del state["hands"]
@@ -323,7 +325,7 @@ def test_cli_public_sampler(tmp_path, capsys):
     d = str(tmp_path)
     args = ["--data-dir", d, "solve", "--game", "holdem", "--abstraction", "synthetic:3,6",
             "--max-bets", "2", "--lbr-deals", "50", "--h2h-deals", "200"]
-    assert cli.main(args + ["--iterations", "20"]) == 0  # the default sampler, 64 hands
+    assert cli.main(args + ["--iterations", "20", "--keep-checkpoint"]) == 0  # default: 64 hands
     out = capsys.readouterr().out
     assert "algorithm=pcs-plus-h64 " in out and "holdem-synthetic-3-6-pcs-plus-h64" in out
     assert cli.main(args + ["--iterations", "30", "--resume"]) == 0
@@ -332,11 +334,11 @@ def test_cli_public_sampler(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "algorithm=pcs-plus " in out and "/holdem-synthetic-3-6-pcs-plus/" in out
     assert cli.main(args + ["--regret", "plus", "--averaging", "quadratic", "--iterations",
-                            "5"]) == 0
+                            "5", "--keep-checkpoint"]) == 0
     assert "algorithm=pcs-plus-quadratic-h64 " in capsys.readouterr().out
     # resuming keeps the checkpoint's settings; asking for others is refused in one line
     assert cli.main(args + ["--name", "holdem-synthetic-3-6-pcs-plus-quadratic-h64", "--resume",
-                            "--iterations", "8"]) == 0
+                            "--iterations", "8", "--keep-checkpoint"]) == 0
     assert "algorithm=pcs-plus-quadratic-h64 iterations=8 " in capsys.readouterr().out
     assert cli.main(args + ["--name", "holdem-synthetic-3-6-pcs-plus-quadratic-h64", "--resume",
                             "--iterations", "9", "--regret", "vanilla"]) == 2
@@ -525,7 +527,7 @@ def test_a_strategy_is_loaded_at_any_kept_checkpoint(tmp_path, capsys):
     # every hand: iterations slow enough for checkpoints in between
     args = ["--data-dir", str(tmp_path), "solve", "--game", "holdem", "--abstraction",
             "synthetic:3,6", "--max-bets", "2", "--lbr-deals", "0", "--h2h-deals", "50",
-            "--name", "k", "--keep-averages", "--checkpoint-minutes", "0.002",
+            "--name", "k", "--keep-averages", "--keep-checkpoint", "--checkpoint-minutes", "0.002",
             "--hands-per-board", "0", "--iterations", "400"]
     assert cli.main(args) == 0
     d = Path(tmp_path) / "strategies" / "k"

@@ -1,13 +1,12 @@
 """``solve --game holdem`` and ``evaluate`` of a Hold'em strategy (issue 6); ``compare --game
 holdem`` goes through ``queries/holdem_compare.py``.
 
-    python cli.py solve --game holdem --abstraction holdem-pa --time-limit 3600
-    python cli.py solve --game holdem --abstraction holdem-pa --time-limit 7200 --resume
+    python cli.py solve --game holdem --abstraction holdem-pa-20-800-4800-28800 --time-limit 3600 --name pa-1h
+    python cli.py solve --game holdem --abstraction holdem-pa-20-800-4800-28800 --time-limit 7200 --resume --name pa-1h
     python cli.py solve --game holdem --abstraction synthetic:20,800,4800,28800 --iterations 100000
-    python cli.py compare --game holdem holdem-holdem-pa-pcs-plus-h64 holdem-holdem-eb-pcs-plus-h64
-    python cli.py evaluate holdem-holdem-pa-pcs-plus-h64
-    python cli.py evaluate holdem-holdem-pa-pcs-plus-h64 --curve \
-        --with holdem-holdem-eb-pcs-plus-h64
+    python cli.py compare --game holdem pa-1h eb-1h
+    python cli.py evaluate pa-1h
+    python cli.py evaluate pa-1h --curve --with eb-1h
 
 A run writes ``<data_dir>/strategies/<name>/``: ``strategy.parquet`` (one row per information
 set and action, ``cards`` = bucket sequence; query it with ``cli.py sql``), ``average.npy``
@@ -51,6 +50,10 @@ def add_arguments(p) -> None:
     g.add_argument("--keep-averages", action="store_true",
                    help="holdem: also keep each checkpoint's average weights as "
                         "checkpoint/average-<iterations>.npy (strategies at equal solve times)")
+    g.add_argument("--keep-checkpoint", action="store_true",
+                   help="holdem: keep the finished run's checkpoint (regrets and averages, "
+                        "about twice the table) so that a later --resume can continue it; "
+                        "without it the checkpoint is removed once the table is stored")
     g.add_argument("--sampler", choices=list(SAMPLERS), default=None,
                    help="holdem: what an iteration samples: 'chance' one deal (chance-sampled "
                         "CFR+), 'public' one board, all private hands as vectors (public chance "

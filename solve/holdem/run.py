@@ -15,6 +15,7 @@ import numpy as np
 
 from etl.lock import try_file_lock
 from schema.errors import UserError
+from schema.listing import human_bytes
 from schema.interrupt import deferred_stop
 from schema.paths import data_dir as resolve_data_dir
 from schema.progress import progress_bar
@@ -73,6 +74,7 @@ class HoldemSolveOptions:
     resume: bool = False
     seed: int = 0
     keep_averages: bool = False
+    keep_checkpoint: bool = False  # a finished run's regrets stay for a later --resume
     sampler: str | None = None  # None: the checkpoint's when resuming, else DEFAULT_SAMPLER
     regret: str | None = None  # None: the checkpoint's, else the sampler's default
     averaging: str | None = None
@@ -182,7 +184,8 @@ def _solve_locked(args: HoldemSolveOptions, ddir: Path, name: str, label: str, c
     out_dir = ddir / "strategies" / name
     ckpt = out_dir / "checkpoint"
     if args.resume and not (ckpt / "state.json").exists():
-        raise UserError(f"no checkpoint to resume for {name!r} ({ckpt})")
+        raise UserError(f"no checkpoint to resume for {name!r} ({ckpt}; a finished run keeps "
+                        "its checkpoint only when solved with --keep-checkpoint)")
     if args.resume:
         args = _settings_of_checkpoint(args, ckpt)
         label = algorithm_label(args)
@@ -212,6 +215,16 @@ def _solve_locked(args: HoldemSolveOptions, ddir: Path, name: str, label: str, c
     def state():  # what a checkpoint records beside the arrays
         return {"log": log, "solve_seconds": solve_seconds, "spec": args.abstraction}
 
+    # Wall seconds of what is not solving, named in the final summary (issue 47).
+    overhead = {"loading": load_seconds, "evaluating": 0.0, "checkpointing": 0.0}
+
+    def checkpoint():
+        tc = time.perf_counter()
+        solver.save(ckpt, state())
+        if args.keep_averages:
+            _atomic_npy(ckpt / f"average-{solver.iteration_}.npy", solver.average_)
+        overhead["checkpointing"] += time.perf_counter() - tc
+
     def evaluate():
         te = time.perf_counter()
         pol = Policy.table(name, tree, buckets, solver.average_)
@@ -230,6 +243,7 @@ def _solve_locked(args: HoldemSolveOptions, ddir: Path, name: str, label: str, c
                          lbr_seat0_mbb=round(s0.mean, 2), lbr_seat1_mbb=round(s1.mean, 2))
             entry[f"lbr_{unit}"] = lbr.n
         entry["eval_seconds"] = round(time.perf_counter() - te, 1)
+        overhead["evaluating"] += entry["eval_seconds"]
         log.append(entry)
         return entry
 
@@ -257,7 +271,8 @@ def _solve_locked(args: HoldemSolveOptions, ddir: Path, name: str, label: str, c
             chunk = int(min(max(step * 2.0 / max(took_wall, 1e-3), 1), 5_000_000))
             bar.update(min(round(solve_seconds), round(limit)) - bar.n if limit else step)
             bar.set_postfix(it=f"{solver.iteration_:,}",
-                            rate=f"{step / max(took, 1e-9):,.0f} it/{unit}")
+                            rate=f"{step / max(took, 1e-9):,.0f} it/{unit}",
+                            checkpoint_in=f"{max(every - (solve_seconds - last_ckpt), 0):,.0f} {unit}")
             if stop.requested:
                 solver.save(ckpt, state())  # no evaluation: stop promptly
                 bar.write(f"{name}: stopped at {solver.iteration_:,} iterations, "
@@ -267,15 +282,48 @@ def _solve_locked(args: HoldemSolveOptions, ddir: Path, name: str, label: str, c
             if solve_seconds - last_ckpt >= every:
                 last_ckpt = (solve_seconds // every) * every
                 e = evaluate()
-                solver.save(ckpt, state())
-                if args.keep_averages:
-                    _atomic_npy(ckpt / f"average-{solver.iteration_}.npy", solver.average_)
+                checkpoint()
                 bar.write(_line(e))
     if not log or log[-1]["iterations"] != solver.iteration_:
         print(_line(evaluate()))
-    solver.save(ckpt, state())
-    return _store(ddir, name, out_dir, tree, buckets, solver, log, solve_seconds,
-                  time.time() - wall0, args)
+    if args.keep_checkpoint:
+        checkpoint()
+    # Without --keep-checkpoint the last periodic checkpoint stays until the table is stored
+    # (a stop while storing resumes from it), then goes: regrets and averages are twice the
+    # table's size, and a finished run rarely continues.
+    ts = time.perf_counter()
+    rc = _store(ddir, name, out_dir, tree, buckets, solver, log, solve_seconds,
+                time.time() - wall0, args)
+    overhead["storing"] = time.perf_counter() - ts
+    if not args.keep_checkpoint:
+        _remove_checkpoint(ckpt)
+    _summary(name, out_dir, time.time() - wall0, solve_seconds, unit, overhead,
+             kept=args.keep_checkpoint)
+    return rc
+
+
+def _remove_checkpoint(ckpt: Path) -> None:
+    """A finished run's resumable state (``state.json`` first: without it the folder is no
+    checkpoint), keeping the ``average-<iterations>.npy`` that ``--keep-averages`` asked for."""
+    for f in ("state.json", "regrets.npy", "average.npy"):
+        (ckpt / f).unlink(missing_ok=True)
+    if ckpt.is_dir() and not any(ckpt.iterdir()):
+        ckpt.rmdir()
+
+
+def _summary(name: str, out_dir: Path, wall: float, solve_seconds: float, unit: str,
+             overhead: dict, kept: bool) -> None:
+    """Where the wall time went, and the disk the run holds."""
+    named = sum(overhead.values())
+    parts = ", ".join(f"{k} {v:,.1f} s" for k, v in overhead.items())
+    print(f"{name}: {wall:,.1f} s wall = solving {solve_seconds:,.1f} {unit} + {parts}"
+          f" (+ {max(wall - named - (solve_seconds if unit == 's' else 0), 0):,.1f} s other)")
+    files = sorted((p for p in out_dir.rglob("*") if p.is_file()), key=lambda p: -p.stat().st_size)
+    total = sum(p.stat().st_size for p in files)
+    big = ", ".join(f"{p.relative_to(out_dir)} {human_bytes(p.stat().st_size)}" for p in files[:3])
+    print(f"{name}: {human_bytes(total)} on disk in {out_dir} ({big})"
+          + ("; checkpoint kept for --resume" if kept else
+             "; checkpoint removed (--keep-checkpoint keeps it for a later --resume)"))
 
 
 def lbr_estimate(tree, pol, deals: int, boards: int, seed: int):
