@@ -53,13 +53,19 @@ def test_two_etl_runs_and_readers_during_a_refresh(tmp_path):
     data = tmp_path / "d"
     runner.run(data, toy_tables(), names=["toy"], workers=1, progress=False)
     # a new code version: every partition is stale and rebuilt, slowly
+    # (the first run is held inside its first partition until the second has been refused
+    # and the third is waiting: no fixed sleep that a loaded machine outlasts)
+    started, hold = tmp_path / "started", tmp_path / "go-on"
     first = _popen(data, "etl", "--refresh", "--workers", "1", TOY_DELAY="0.4",
-                   TOY_VERSION="toy-2")
-    time.sleep(2.0)
+                   TOY_VERSION="toy-2", TOY_STARTED=str(started), TOY_HOLD=str(hold))
+    while not started.exists():  # computing: it holds the lock
+        assert first.poll() is None, first.stderr.read()
+        time.sleep(0.05)
     second = _popen(data, "etl", "--refresh", TOY_VERSION="toy-2")
-    out, err = second.communicate(timeout=60)
+    out, err = second.communicate(timeout=120)
     assert second.returncode == 2 and "another etl run holds" in err  # no --wait: refused
     waiting = _popen(data, "etl", "--refresh", "--wait", TOY_VERSION="toy-2")
+    hold.touch()
     # readers during the refresh see whole partitions only (each replaced by a rename): the
     # table is complete and right at every moment
     reads = 0

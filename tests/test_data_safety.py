@@ -328,7 +328,7 @@ def test_damage_only_blocks_queries_that_read_it(data):
 # --- 4. a reader does not abort a refresh --------------------------------------------------
 
 HOLD = """
-import sys, time, duckdb
+import os, sys, time, duckdb
 for _ in range(200):
     try:
         con = duckdb.connect(sys.argv[1], read_only=True)
@@ -337,30 +337,43 @@ for _ in range(200):
         time.sleep(0.05)
 print("holding", flush=True)
 con.execute("SELECT count(*) FROM etl_partitions").fetchall()
-time.sleep(float(sys.argv[2]))
+deadline = time.monotonic() + 300  # a bound, not a schedule: released by the test
+while not os.path.exists(sys.argv[2]) and time.monotonic() < deadline:
+    time.sleep(0.05)
 con.close()
 """
 
 
 def test_a_long_reader_does_not_abort_an_etl_run(tmp_path):
+    """The reader holds the catalog until the ETL run says it is waiting for it (not for a
+    fixed time, which a loaded machine outlasts), then lets go; the run goes on and ends
+    well."""
     data = tmp_path / "data"
     runner.run(data, toy_tables(), names=["toy"], workers=1, progress=False)
     storage.partition_path(data, "toy", "00").unlink()
     for k in range(1, 8):  # some partitions to rebuild while the reader holds the file
         storage.partition_path(data, "toy", f"{k:02d}").write_bytes(b"junk")
-    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(data / "poker.duckdb"), "15"],
-                              stdout=subprocess.PIPE, text=True)
+    release = tmp_path / "release"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(data / "poker.duckdb"),
+                               str(release)], stdout=subprocess.PIPE, text=True)
     assert holder.stdout.readline().strip() == "holding"
     env = _env()
     env["TOY_DELAY"] = "0.3"
-    t0 = time.monotonic()
-    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), "--data-dir", str(data), "etl",
-                           "--refresh", "--workers", "1", "--no-progress"], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "--data-dir", str(data),
+                             "etl", "--refresh", "--workers", "1", "--no-progress"], env=env,
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = []
+    for line in proc.stderr:  # until the run says it waits for the reader
+        seen.append(line)
+        if "is held by another process" in line:
+            break
+    assert holder.poll() is None, "the reader let go before the run waited for it"
+    release.touch()
     holder.wait(timeout=60)
-    assert proc.returncode == 0, proc.stderr
-    assert time.monotonic() - t0 > 10  # it did wait for the reader
-    assert "is held by another process" in proc.stderr
+    out, err = proc.communicate(timeout=300)
+    err = "".join(seen) + err
+    assert proc.returncode == 0, err
+    assert "is held by another process" in err
     assert cli(data, "etl", "status").returncode == 0  # every rebuilt partition recorded
     assert count(data) == TOTAL
 

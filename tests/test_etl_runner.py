@@ -39,6 +39,12 @@ def toy_keys() -> list[str]:
 
 
 def toy_compute(key: str, data_dir: Path) -> pa.Table:
+    if os.environ.get("TOY_STARTED"):  # a test waits for the run to be under way
+        Path(os.environ["TOY_STARTED"]).touch()
+    if os.environ.get("TOY_HOLD"):  # ... and holds it there until the file exists
+        deadline = time.monotonic() + 300
+        while not Path(os.environ["TOY_HOLD"]).exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
     time.sleep(float(os.environ.get("TOY_DELAY", "0")))
     i = pa.array(range(int(key) * ROWS_PER_PART, (int(key) + 1) * ROWS_PER_PART), pa.int64())
     return pa.Table.from_arrays([i, pc.multiply(i, i)], schema=TOY_SCHEMA)
