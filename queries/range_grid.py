@@ -21,6 +21,8 @@ import numpy as np
 from etl.cards import RANK_CHARS, format_card, parse_cards
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
+from schema.paths import output_file
+from schema.storage import AtomicFile
 from solve.lookup import HoldemLookup, open_lookup
 
 RANKS_DESC = RANK_CHARS[::-1]  # A K Q ... 2: the grid's row and column order
@@ -101,10 +103,11 @@ def plot_range(grid: dict, path: Path) -> Path:
                  f"'{grid['history'] or '-'}', board {grid['board'] or '-'}")
     fig.tight_layout()
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp.png")
-    fig.savefig(tmp, dpi=130)
-    plt.close(fig)
-    tmp.replace(path)  # atomic: a half-written picture never has the final name
+    try:  # atomic: a half-written picture never has the final name, and no temp file stays
+        with AtomicFile(path, checksum=False) as f:
+            fig.savefig(f.tmp, dpi=130, format="png")
+    finally:
+        plt.close(fig)
     return path
 
 
@@ -120,10 +123,8 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    out = output_file(args.out or ".", "--out", f"{args.strategy}-range.png", suffix=".png")
     grid = range_grid(resolve_data_dir(), args.strategy, args.history, args.board)
-    out = Path(args.out or f"{args.strategy}-range.png")
-    if not out.parent.is_dir():
-        raise UserError(f"--out: no directory {out.parent}")
     plot_range(grid, out)
     probs = np.asarray(grid["probabilities"])
     combos = np.asarray(grid["combos"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from schema.errors import UserError
@@ -33,10 +34,41 @@ def check_dir(path: str | os.PathLike, what: str, writable: bool = False) -> Pat
             if not p.is_dir():
                 raise UserError(f"{what} {path} is not a directory"
                                 + (f" ({p} is a file)" if p != path else ""))
-            if writable and not os.access(p, os.W_OK | os.X_OK):
+            if writable and not _can_write_in(p):
                 raise UserError(f"{what} {path}: {p} is not writable")
             break
     return path
+
+
+def _can_write_in(folder: Path) -> bool:
+    """Can a file be made in ``folder``? Asked of the file system itself: ``os.access`` says
+    yes to root everywhere, also where nothing can be created (/proc, a read-only mount)."""
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return False
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
+def output_file(path: str | os.PathLike, what: str, default_name: str,
+                suffix: str | None = None) -> Path:
+    """Where a command writes one output file, checked before any work is done: an existing
+    directory means ``default_name`` inside it; missing parent directories are created when
+    the file is written (as every command's output directories are); a parent that is a file
+    or cannot be written, or a wrong ``suffix``, is refused.
+
+    Raises:
+        UserError: as :func:`check_dir` for the parent, or a wrong suffix.
+    """
+    path = Path(path).expanduser()
+    if path.is_dir():
+        path = path / default_name
+    if suffix and path.suffix.lower() != suffix:
+        raise UserError(f"{what} must name a {suffix} file, got {str(path)!r}")
+    check_dir(path.parent, what, writable=True)
+    return path.absolute()
 
 
 def check_data_dir(path: str | os.PathLike) -> None:

@@ -23,11 +23,17 @@ from pathlib import Path
 
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
+from schema.paths import output_file
 from solve.holdem import curve
 from solve.holdem.evaluate import Policy, duplicate_match
 from solve.holdem.pcs import AVERAGING, DCFR_ALPHA, DCFR_BETA, PCS_HANDS, PCS_REGRET, REGRETS
 from solve.holdem.run import (CLOCKS, DEFAULT_SAMPLER, SAMPLERS, HoldemSolveOptions, lbr_estimate,
                               load_policy, solve_holdem)
+
+
+#: The most deals or boards an evaluation samples: they are drawn up front (9 bytes a deal,
+#: so at most about 1 GB), and 10^8 is already days of LBR or head-to-head.
+MAX_SAMPLES = 10 ** 8
 
 
 def add_arguments(p) -> None:
@@ -99,6 +105,8 @@ def run_evaluate(path: Path, lbr_boards: int | None = None, lbr_deals: int | Non
                     ("--h2h-deals", h2h_deals)):
         if v is not None and v < (2 if flag == "--h2h-deals" else 0):
             raise UserError(f"{flag} must be at least {2 if flag == '--h2h-deals' else 0}, got {v}")
+        if v is not None and v > MAX_SAMPLES:  # before any evaluation runs
+            raise UserError(f"{flag} must be at most {MAX_SAMPLES:,}, got {v:,}")
     ddir = resolve_data_dir()
     name = path.parent.name
     pol, tree = load_policy(name if threshold is None else f"{name}~{threshold}", ddir, {})
@@ -122,9 +130,8 @@ def run_curve(name: str, with_runs: list[str], reference: str | None, h2h_deals:
     """``evaluate NAME --curve``: :func:`solve.holdem.curve.convergence` of NAME and the
     ``--with`` runs, printed as one table per run and drawn as a PNG."""
     ddir = resolve_data_dir()
-    path = Path(out) if out else ddir / "reports" / f"{name}-convergence.png"
-    if path.suffix.lower() != ".png":
-        raise UserError(f"--out must name a .png file, got {str(path)!r}")
+    path = output_file(out or ddir / "reports", "--out", f"{name}-convergence.png",
+                       suffix=".png")
     deals = h2h_deals if h2h_deals is not None else 20_000
     ref, curves = curve.convergence(ddir, [name, *with_runs], reference, deals,
                                     lbr_boards=lbr_boards)

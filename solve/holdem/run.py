@@ -315,7 +315,7 @@ def _summary(name: str, out_dir: Path, wall: float, solve_seconds: float, unit: 
              overhead: dict, kept: bool) -> None:
     """Where the wall time went, and the disk the run holds."""
     named = sum(overhead.values())
-    parts = ", ".join(f"{k} {v:,.1f} s" for k, v in overhead.items())
+    parts = " + ".join(f"{k} {v:,.1f} s" for k, v in overhead.items())
     print(f"{name}: {wall:,.1f} s wall = solving {solve_seconds:,.1f} {unit} + {parts}"
           f" (+ {max(wall - named - (solve_seconds if unit == 's' else 0), 0):,.1f} s other)")
     files = sorted((p for p in out_dir.rglob("*") if p.is_file()), key=lambda p: -p.stat().st_size)
