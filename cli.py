@@ -55,7 +55,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
-        prog="cli.py",
+        prog=os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "cli.py",
         description=__doc__.splitlines()[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
