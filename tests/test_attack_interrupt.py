@@ -26,6 +26,9 @@ import cli
 from abstraction.build import build
 from etl.lock import file_lock
 from schema.catalog import catalog_path
+from schema.catalog_abstraction import Abstraction
+from schema.errors import UserError
+from schema.publish import publish
 from solve import share
 from test_attack_archive import AB, _reader, files_of, state, unpack, wait_for
 
@@ -97,3 +100,48 @@ def test_ctrl_c_of_import_replace(old, tmp_path):
                      str(archive)]) == 0
     row, files = state(old)
     assert row["built"] == NEW and files == unpack(archive)[1]
+
+
+KILL_AT = {
+    # killed after the renames, before the row: the files are the new build's, the row the old
+    "merge": "Session.merge = lambda *a, **k: os._exit(9)",
+    # killed after the row's commit, before the old folder is removed
+    "commit": "merge, commit = Session.merge, Session.commit\n"
+              "Session.merge = lambda self, *a, **k: setattr(self, 'hit', 1) or merge(self, *a, **k)\n"
+              "Session.commit = lambda self: commit(self) or getattr(self, 'hit', 0) and os._exit(9)",
+}
+
+
+@pytest.mark.parametrize("moment", list(KILL_AT))
+def test_a_kill_inside_the_swap_is_settled_by_the_next_run(moment, old, tmp_path):
+    """SIGKILL cannot be deferred: killed between the renames and the commit (or right after
+    it), the next import or build of the name first settles the journal: the old build back
+    whole when the row was not committed, the new one kept when it was."""
+    src = tmp_path / "src"
+    build("rhode-island", "eb", NEW, name=AB, n_init=1, data_dir=src)
+    archive = tmp_path / "a.tar"
+    share.export(src, AB, archive)
+    before, new = state(old), unpack(archive)[1]
+    argv = ["--quiet", "--data-dir", str(old), "import", "--replace", str(archive)]
+    script = (f"import os, sys\nfrom sqlalchemy.orm import Session\n{KILL_AT[moment]}\n"
+              f"import cli\nsys.exit(cli.main({argv!r}))\n")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert proc.returncode == 9, proc.stderr
+    assert files_of(old / "abstractions" / AB) == new  # what the kill left live
+    # the next publish of the name settles it before anything else (here one that is then
+    # refused, to see the settled state)
+    with pytest.raises(UserError, match="refused"):
+        publish(old, tmp_path / "unused", old / "abstractions" / AB, Abstraction(name=AB),
+                check=refuse)
+    if moment == "merge":
+        assert state(old) == before
+    else:
+        assert state(old)[0]["built"] == NEW and state(old)[1] == new
+    assert not list((old / ".staging").iterdir())
+    assert cli.main(argv) == 0  # and a re-run succeeds
+    assert state(old)[0]["built"] == NEW and state(old)[1] == new
+
+
+def refuse(_session):
+    raise UserError("refused")
