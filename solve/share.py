@@ -330,6 +330,8 @@ def catalog_row(kind: str, name: str, raw: dict, file):
                 v = dt.datetime.fromisoformat(v) if isinstance(v, str) else None
             except ValueError:
                 v = None
+            if v is not None and v.tzinfo is not None:  # the catalog's times are naive UTC
+                v = v.astimezone(dt.timezone.utc).replace(tzinfo=None)
         elif want is float and isinstance(v, int) and not isinstance(v, bool):
             v = float(v)
         if not isinstance(v, want) or isinstance(v, bool) and want is not bool:
