@@ -31,11 +31,12 @@ from schema.catalog import catalog_path, open_read_only, session_scope
 from schema.catalog_abstraction import Abstraction
 from schema.paths import data_dir as resolve_data_dir
 from schema.paths import stored_path
+from schema.publish import publish
 from schema.storage import atomic_write_parquet
 
 #: Bump when a change to the builders changes what a given (method, buckets, seed) produces.
 CODE_VERSION = "abstraction-3"  # 3: lossless = GameShrink classes (13, 205, 1774), public board
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\Z")  # \Z: "$" lets a final newline through
 
 
 def check_name(name: str) -> str:
@@ -122,22 +123,27 @@ def save(model, hands: GameHands, name: str, *, seed: int, seconds: float, repla
         FileExistsError: ``name`` is taken and ``replace`` is false.
     """
     root = abstraction_dir(name, data_dir)
-    # two builders of one name (e.g. two `--replace` runs) take turns: the second waits, then
-    # replaces the first's build whole; neither sees the other's half-written staging folder
-    with file_lock(root.parent.parent / ".locks" / f"abstraction-{name}.lock"):
+    # two builders of one name (e.g. two `--replace` runs, or a build and an `import`) take
+    # turns: the second waits, then replaces the first's build whole; neither sees the other's
+    # half-written staging folder
+    with file_lock(name_lock(resolve_data_dir(data_dir), name),
+                   note=f"note: another build or import of abstraction {name!r} is under way; "
+                        f"waiting for it to finish"):
         return _save(model, hands, name, root, seed, seconds, replace, data_dir)
 
 
+def name_lock(data_dir: Path, name: str) -> Path:
+    """The lock file that a build or an import of abstraction ``name`` holds."""
+    return Path(data_dir) / ".locks" / f"abstraction-{name}.lock"
+
+
 def _save(model, hands, name, root, seed, seconds, replace, data_dir) -> Abstraction:
-    if not replace and exists(name, data_dir):
-        raise FileExistsError(f"abstraction {name!r} exists (use --replace to rebuild it)")
     # written apart (outside abstractions/, which the SQL views glob) while the old build stays
-    # whole; then two renames swap them
-    work = root.parent.parent / ".staging"
-    staging, old = work / f"abstraction-{name}", work / f"abstraction-{name}.old"
-    for p in (staging, old):
-        if p.exists():
-            shutil.rmtree(p)
+    # whole; `publish` then swaps folder and row in one step. Whether the name is free is
+    # decided there, with the catalog held (`build` already refused a taken name up front).
+    staging = root.parent.parent / ".staging" / f"abstraction-{name}"
+    if staging.exists():
+        shutil.rmtree(staging)  # what an interrupted build left
     for r, res in enumerate(model.rounds_):
         # a LeafRound is stored as equity thresholds (and codes, below) unless it was
         # clustered hand by hand (Texas Hold'em ochs with imperfect recall)
@@ -149,10 +155,6 @@ def _save(model, hands, name, root, seed, seconds, replace, data_dir) -> Abstrac
             atomic_write_parquet(table, staging / f"{stem}.parquet")
     atomic_write_parquet(centroids_table(model.rounds_), staging / "centroids.parquet")
     atomic_write_parquet(thresholds_table(model.rounds_), staging / "thresholds.parquet")
-    root.parent.mkdir(parents=True, exist_ok=True)
-    if root.exists():
-        root.rename(old)
-    staging.rename(root)
     row = Abstraction(
         name=name, method=model.method, game=hands.game,
         buckets=",".join(str(b) for b in (model.buckets or model.buckets_)),
@@ -163,11 +165,17 @@ def _save(model, hands, name, root, seed, seconds, replace, data_dir) -> Abstrac
                             "total": round(seconds, 3)}),
         code_version=CODE_VERSION, path=stored_path(resolve_data_dir(data_dir), root),
         created=dt.datetime.now(dt.timezone.utc).replace(tzinfo=None))
-    with session_scope(data_dir) as s:
-        s.merge(row)
-    if old.exists():
-        shutil.rmtree(old)
-    return row
+
+    def free(s) -> None:
+        if not replace and s.get(Abstraction, name) is not None:
+            raise FileExistsError(f"abstraction {name!r} exists (use --replace to rebuild it)")
+
+    try:
+        publish(data_dir, staging, root, row, check=free)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+    return row  # merge() attached a copy: this one stays usable
 
 
 def list_abstractions(data_dir: str | Path | None = None) -> list[dict]:

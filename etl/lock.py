@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import fcntl
 import os
+import sys
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -15,6 +17,8 @@ from typing import Iterator
 from schema.errors import UserError
 
 LOCK_FILE = ".etl.lock"
+#: Seconds of waiting for a named build's lock before saying so (as for the catalog).
+NOTE_AFTER = 5.0
 
 
 class LockHeldError(UserError):
@@ -60,12 +64,28 @@ def _read_pid(fd: int) -> str:
 
 
 @contextmanager
-def file_lock(path: str | os.PathLike) -> Iterator[Path]:
+def file_lock(path: str | os.PathLike, note: str | None = None,
+              note_after: float = NOTE_AFTER) -> Iterator[Path]:
     """Hold an exclusive ``flock`` on ``path`` (created if missing) for the block, waiting
-    for another holder: what serialises two writers of the same named build."""
+    for another holder: what serialises two writers of the same named build. ``note`` is
+    printed on stderr once the wait has lasted ``note_after`` seconds (so a writer that sits
+    still says why; a moment's wait says nothing)."""
     fd = _open_lock(path)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            timer = None
+            if note:
+                timer = threading.Timer(note_after, print, (note,),
+                                        {"file": sys.stderr, "flush": True})
+                timer.daemon = True
+                timer.start()
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            finally:
+                if timer is not None:
+                    timer.cancel()
         yield Path(path)
     finally:
         os.close(fd)

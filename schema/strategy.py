@@ -48,6 +48,13 @@ STRATEGY_SCHEMA = pa.schema([
 
 REACHED_FIELD = pa.field("reached", pa.bool_(), nullable=False)
 STRATEGY_REACHED_SCHEMA = STRATEGY_SCHEMA.append(REACHED_FIELD)
+#: the classic games' tables (``solve/cli/classic.py``): ``probability`` NULL where no behaviour
+#: is defined, plus ``reached``
+CLASSIC_STRATEGY_SCHEMA = pa.schema(
+    [pa.field("probability", pa.float64(), nullable=True) if f.name == "probability" else f
+     for f in STRATEGY_SCHEMA] + [REACHED_FIELD])
+#: every schema a stored ``strategy.parquet`` has, whatever its format
+STRATEGY_SCHEMAS = (STRATEGY_SCHEMA, STRATEGY_REACHED_SCHEMA, CLASSIC_STRATEGY_SCHEMA)
 
 #: Parquet key-value metadata naming a strategy table's format, which says how to read it back:
 #: ``compiled`` (a game of limit poker rules compiled to arrays, ``solve.table``), ``tree`` (a

@@ -17,7 +17,7 @@ from schema.storage import atomic_write_parquet
 from solve.table import strategy_path, write_strategy
 
 #: A strategy name: what ``--name`` accepts (a folder name under ``strategies/``).
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*\Z")  # \Z: "$" lets a final newline through
 
 
 def check_catalog(ddir) -> None:

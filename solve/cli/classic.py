@@ -35,7 +35,7 @@ from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 from schema.progress import progress_bar
 from schema.storage import atomic_write_parquet
-from schema.strategy import STRATEGY_SCHEMA, with_format
+from schema.strategy import CLASSIC_STRATEGY_SCHEMA, with_format
 from solve.algorithms import _treeplex_kernels as K
 from solve.algorithms.egt import EGTSolver
 from solve.algorithms.ga import GAParams, GeneticSolver
@@ -238,9 +238,7 @@ def classic_schema():
     """STRATEGY_SCHEMA with ``probability`` NULL where no behaviour is defined, plus
     ``reached``: false for information sets the player's own strategy never reaches (the LP
     leaves their behaviour undetermined; flagged, not filled in)."""
-    fields = [pa.field("probability", pa.float64(), nullable=True) if f.name == "probability" else f
-              for f in STRATEGY_SCHEMA]
-    return pa.schema(fields + [pa.field("reached", pa.bool_(), nullable=False)])
+    return CLASSIC_STRATEGY_SCHEMA
 
 
 def _store(ddir, name, tree, beh, algorithm, iterations, wall, expl, val, params):

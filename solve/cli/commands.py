@@ -126,6 +126,9 @@ def register(subparsers) -> None:
                     "data directory", share.__doc__)
     i.add_argument("file", help="archive written by export")
     i.add_argument("--replace", action="store_true", help="replace a build of the same name")
+    i.add_argument("--max-size", default=None, metavar="SIZE",
+                   help=f"refuse an archive holding more than SIZE uncompressed, e.g. 500M, 2G "
+                        f"(default {share.MAX_SIZE >> 30}G)")
     i.set_defaults(func=run_import)
 
 
@@ -161,7 +164,8 @@ def run_export(args) -> int:
 def run_import(args) -> int:
     if not Path(args.file).is_file():
         raise UserError(f"no archive {args.file}")
-    got = share.import_(resolve_data_dir(), args.file, replace=args.replace)
+    cap = share.MAX_SIZE if args.max_size is None else share.parse_size(args.max_size)
+    got = share.import_(resolve_data_dir(), args.file, replace=args.replace, max_size=cap)
     print(f"imported {got.kind} {got.name!r}: {got.files} file(s), {got.bytes:,} bytes")
     return 0
 
