@@ -501,21 +501,28 @@ def _check_table(path: Path, schemas: tuple, label: str, file) -> None:
                         f"({first_line(exc)})") from None
 
 
+#: The equity tables an imported abstraction is used with: the solver and the look-ups find a
+#: Texas Hold'em river hand's bucket from its ``equity_river`` key. The others it was built on
+#: are checked only where the target has them.
+USED_TABLES = ("equity_river",)
+
+
 def _check_equity(theirs: dict, ours: dict, name: str) -> None:
     """Refuse an abstraction built on equity tables that the target lacks (or has only in
-    part: the ``etl`` command that builds them is named; being exact, they come out the same)
-    or has built otherwise."""
+    part) and that its use needs (the ``etl`` command that builds them is named; being exact,
+    they come out the same), or that the target has built otherwise."""
     order = {t: i for i, t in enumerate(EQUITY_TABLES)}  # as `etl` lists them
-    missing = sorted((t for t in theirs
-                      if t not in ours or ours[t]["partitions"] < theirs[t]["partitions"]),
+    missing = sorted((t for t in theirs if t in USED_TABLES and
+                      (t not in ours or ours[t]["partitions"] < theirs[t]["partitions"])),
                      key=lambda t: (order.get(t, len(order)), t))
     if missing:
         raise UserError(f"abstraction {name!r} is built on equity tables this data directory "
                         f"lacks or has in part ({', '.join(missing)}): run `python cli.py etl "
                         f"--tables {','.join(missing)}` first, then import it again")
     for table, fp in theirs.items():
-        mine = ours[table]
-        if mine["digest"] != fp["digest"]:
+        mine = ours.get(table)
+        if mine is not None and mine["partitions"] >= fp["partitions"] \
+                and mine["digest"] != fp["digest"]:
             raise UserError(f"abstraction {name!r} was built on other {table} partitions "
                             f"(versions {', '.join(fp['versions'])}) than this data directory "
                             f"has (versions {', '.join(mine['versions'])}): rebuild it here")
