@@ -1,7 +1,7 @@
 """How many child buckets each parent bucket gets: the 0-1 integer program of Gilpin & Sandholm.
 
 Gilpin & Sandholm, "A competitive Texas Hold'em poker player via automated abstraction and
-real-time equilibrium computation", AAAI 2006, section 3 (and DESIGN.md section 4): given, for
+real-time equilibrium computation", AAAI 2006, section 3 (and docs/design.md section 4): given, for
 every parent bucket i and every child count k, the clustering error ``c[i,k]`` of splitting the
 parent's hands into k clusters, choose one k per parent to
 

@@ -18,7 +18,7 @@ from schema.paths import data_dir
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "build-abstraction", help="build a card abstraction (bucket tables + catalog row)",
-        description="Build an abstraction of a game's hands (DESIGN.md section 4) and store it "
+        description="Build an abstraction of a game's hands (docs/design.md section 4) and store it "
                     "under <data-dir>/abstractions/NAME/.")
     p.add_argument("--buckets", default=None,
                    help="bucket counts per round, totals, e.g. 20,800,4800,28800 "

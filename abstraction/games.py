@@ -17,7 +17,7 @@ from etl.rhode_island import hand_tree
 
 GAMES = ("holdem", "rhode-island")
 ROUNDS = {"holdem": 4, "rhode-island": 3}
-#: Canonical hands per round (Texas Hold'em: [2], [2,3], [2,3,1], [2,3,1,1]; DESIGN.md s. 2).
+#: Canonical hands per round (Texas Hold'em: [2], [2,3], [2,3,1], [2,3,1,1]; docs/design.md s. 2).
 HAND_COUNTS = {"holdem": (169, 1_286_792, 55_190_538, 2_428_287_420),
                "rhode-island": (13, 325, 9_997)}
 
@@ -28,7 +28,7 @@ def rhode_island(ranking: str = "standard") -> GameHands:
 
     Rows are the canonical hands of ``etl.rhode_island.hand_tree()`` (same order); the last
     round carries the (win, tie, loss) distribution as its showdown outcome. ``ranking``: a
-    showdown ranking variant of ``etl.rhode_island.RANKINGS`` (default DESIGN.md's).
+    showdown ranking variant of ``etl.rhode_island.RANKINGS`` (default docs/design.md's).
     """
     rounds = []
     for h in hand_tree(canonical=True, ranking=ranking):

@@ -27,7 +27,7 @@ class HandRound:
         outcome: optional (N, m) distribution over showdown outcomes (win, tie, loss); the
             last round's potential-aware feature when present.
         histogram: optional (N, bins) precomputed distribution of the next round's equity
-            (the raw potential-aware feature of DESIGN.md section 3).
+            (the raw potential-aware feature of docs/design.md section 3).
     """
 
     weight: np.ndarray
@@ -43,7 +43,7 @@ class HandRound:
 @dataclass(frozen=True)
 class LeafRound:
     """A last round too large to list hand by hand (Texas Hold'em's river: 2.4 billion
-    perfect-recall hands). Its buckets are equity ranges per parent bucket (DESIGN.md section
+    perfect-recall hands). Its buckets are equity ranges per parent bucket (docs/design.md section
     2), so all a builder needs is, per parent bucket, the distribution of the leaf equity.
 
     Attributes:

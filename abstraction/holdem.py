@@ -1,6 +1,6 @@
 """Texas Hold'em adapter: the equity tables as a ``GameHands`` tree (four rounds).
 
-Rounds (DESIGN.md section 2): preflop [2] (169 hands), flop [2,3] (1,286,792), turn [2,3,1]
+Rounds (docs/design.md section 2): preflop [2] (169 hands), flop [2,3] (1,286,792), turn [2,3,1]
 (55,190,538: perfect-recall buckets need the flop and the turn apart) and the river as a
 ``LeafRound``: its 2.4 billion [2,3,1,1] hands are never listed; a river bucket is an equity
 range within its turn bucket, found from the distribution of river equities (exact integer keys

@@ -1,7 +1,7 @@
 """The shared abstraction-tree builder: k-means per parent bucket + the allocation IP.
 
 Gilpin & Sandholm's top-down construction (AAAI 2006 section 3; AAAI 2007 "Better automated
-abstraction techniques..."; DESIGN.md section 4): round 0 is clustered into K_0 buckets. For
+abstraction techniques..."; docs/design.md section 4): round 0 is clustered into K_0 buckets. For
 every later round r and every round-(r-1) bucket i, the hands whose parent hand lies in bucket
 i are clustered for k = 1..kmax_i, giving the error curve c[i, k]; the 0-1 integer program of
 ``abstraction.allocation`` picks how many children each bucket gets within the budget K_r,

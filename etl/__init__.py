@@ -1,4 +1,4 @@
-"""etl: the equity database (DESIGN.md sections 2-3), built as Parquet partitions.
+"""etl: the equity database (docs/design.md sections 2-3), built as Parquet partitions.
 
 Card codes (``cards``), the hand evaluator (``evaluator``), the colex and suit-isomorphic
 canonical indexes (``colex``, ``isomorphism``), the handval and equity tables (``handval``,

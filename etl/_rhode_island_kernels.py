@@ -56,7 +56,7 @@ def rank3v(a: int, b: int, c: int, wheel: int, ties: int) -> int:
 
 @njit(cache=True)
 def rank3(a: int, b: int, c: int) -> int:
-    """Strength of the 3-card hand {a, b, c} (cards 0..51); higher is better (DESIGN.md s. 5)."""
+    """Strength of the 3-card hand {a, b, c} (cards 0..51); higher is better (docs/design.md s. 5)."""
     return rank3v(a, b, c, WHEEL_LOW, TIES_ALL)
 
 

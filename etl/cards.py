@@ -1,7 +1,7 @@
 """Card codes: a card is an integer ``c`` in 0..51 with ``rank = c // 4`` and ``suit = c % 4``.
 
 Ranks run 0 = deuce .. 12 = ace; suits 0..3 are clubs, diamonds, hearts, spades (``"cdhs"``),
-so ``"2c" = 0``, ``"As" = 51`` (DESIGN.md section 2). Arrays of cards are ``uint8``.
+so ``"2c" = 0``, ``"As" = 51`` (docs/design.md section 2). Arrays of cards are ``uint8``.
 
 >>> parse_card("As"), format_card(0)
 (51, '2c')

@@ -2,7 +2,7 @@
 
 The combinatorial number system (D. H. Lehmer; Knuth, TAOCP 7.2.1.3, Theorem L): the map is a
 bijection from the k-subsets of ``0..n-1`` onto ``0 .. C(n, k) - 1``, and it does not depend on
-n, so the handval table (DESIGN.md section 2) is simply ``values[colex(7 cards)]``. Unindexing is
+n, so the handval table (docs/design.md section 2) is simply ``values[colex(7 cards)]``. Unindexing is
 greedy: ``c_k`` is the largest c with ``C(c, k) <= idx``, then recurse on the rest.
 
 Vectorised functions (this module) work on ``(N, k)`` arrays in parallel. Numba-callable scalar

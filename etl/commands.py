@@ -3,7 +3,7 @@
 - ``etl [--tables a,b] [--workers N] [--refresh] [--scheduler tcp://HOST:PORT] [--wait]``
 - ``etl status [--tables a,b] [--quick]``: every partition: ok, missing, stale or damaged.
 - ``etl verify``: exact counts that take minutes (canonical index sizes of K. Waugh 2013, hand
-  categories of DESIGN.md section 3), expected against found.
+  categories of docs/design.md section 3), expected against found.
 """
 
 from __future__ import annotations
@@ -33,14 +33,14 @@ from schema.errors import UserError
 from schema.listing import human_bytes
 from schema.paths import data_dir as resolve_data_dir
 
-#: Exact sizes of the canonical indexes checked by ``etl verify`` (DESIGN.md section 2).
+#: Exact sizes of the canonical indexes checked by ``etl verify`` (docs/design.md section 2).
 CANONICAL_COUNTS: dict[tuple[int, ...], int] = {
     (2, 4): 13_960_050,
     (2, 5): 123_156_254,
     (2, 3, 1): 55_190_538,
 }
 
-#: Seven-card category counts, high card .. straight flush (DESIGN.md section 3).
+#: Seven-card category counts, high card .. straight flush (docs/design.md section 3).
 SEVEN_CARD_CATEGORIES: dict[str, int] = {
     "high card": 23_294_460, "one pair": 58_627_800, "two pair": 31_433_400,
     "three of a kind": 6_461_620, "straight": 6_180_020, "flush": 4_047_644,

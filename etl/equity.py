@@ -1,5 +1,5 @@
 """The equity tables: exact win/tie/loss counts of every canonical hand against a uniformly
-random opponent, and histograms of river equity (DESIGN.md section 3).
+random opponent, and histograms of river equity (docs/design.md section 3).
 
 =================  ==========================  ===========  ==================================
 table              rows (canonical hands)      depends on   computed from

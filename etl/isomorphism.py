@@ -4,7 +4,7 @@ isomorphism algorithm" (AAAI-13 Workshop on Computer Poker and Imperfect Informa
 A hand is dealt in groups (rounds), e.g. ``(2, 3)`` = two hole cards then a three-card flop;
 cards within a group form a set. Two hands that differ only by a renaming of suits are
 isomorphic. ``HandIndexer(groups)`` maps each hand to an index in ``0 .. size - 1`` that is a
-bijection between isomorphism classes and that range (DESIGN.md section 2 gives the sizes).
+bijection between isomorphism classes and that range (docs/design.md section 2 gives the sizes).
 
 The construction (Waugh, sections 3-4): each suit has a *configuration* (its card count per
 round) and a *suit index* (a mixed-radix number of the colex indices of its ranks per round,
@@ -60,7 +60,7 @@ N_SUITS = 4
 N_RANKS = 13
 MAX_ROUNDS = 4
 
-#: Exact canonical counts (Waugh 2013, table 1; DESIGN.md section 2).
+#: Exact canonical counts (Waugh 2013, table 1; docs/design.md section 2).
 KNOWN_SIZES = {
     (2,): 169,
     (2, 3): 1_286_792,

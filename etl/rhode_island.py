@@ -3,7 +3,7 @@
 Rhode Island Hold'em (Shi & Littman, "Abstraction methods for game theoretic poker", 2000;
 Gilpin & Sandholm, "Lossless abstraction of imperfect information games", JACM 2007) deals each
 player one private card, then one public card before round 2 and one before round 3. The
-showdown hand is the private card plus both public cards, ranked (DESIGN.md section 5):
+showdown hand is the private card plus both public cards, ranked (docs/design.md section 5):
 straight flush > three of a kind > straight > flush > pair > high card; the ace plays high
 (Q-K-A) or low (A-2-3, the lowest straight).
 
@@ -38,7 +38,7 @@ CATEGORY_NAMES = ("high card", "pair", "flush", "straight", "three of a kind", "
 # Outcomes per hand in each round's win/tie/loss counts: opponent card x unordered rest of board.
 OUTCOMES = (51 * 50 * 49 // 2, 50 * 49, 49)
 #: Showdown ranking variants (issue 14): name -> (how A-2-3 plays, how a category's hands
-#: compare). ``standard`` is DESIGN.md section 5: A-2-3 the lowest straight, all cards count.
+#: compare). ``standard`` is docs/design.md section 5: A-2-3 the lowest straight, all cards count.
 #: ``no-wheel``: A-2-3 is no straight (ace high); ``wheel-second``: A-2-3 is the second-best
 #: straight (below Q-K-A, above K-Q-J); ``top-card-ties``: inside a category only the leading
 #: rank counts (high card and flush: the highest card; pair: the pair), equal leads split.
@@ -60,7 +60,7 @@ def hand_rank3(cards, ranking: str = "standard") -> np.ndarray:
 
     Args:
         cards: integer array of shape (N, 3), cards 0..51, distinct within a row.
-        ranking: a variant named in ``RANKINGS`` (default: DESIGN.md's).
+        ranking: a variant named in ``RANKINGS`` (default: docs/design.md's).
     Returns:
         int32 array of shape (N,); ``value >> 12`` is the category (see ``category3``).
     Raises:

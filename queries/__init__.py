@@ -1,6 +1,6 @@
 """queries: reading, comparing and serving what the stages below have stored.
 
-``compare`` measures strategies or abstractions on the four measures of DESIGN.md section 6
+``compare`` measures strategies or abstractions on the four measures of docs/design.md section 6
 (what it needs from each game in ``support``, ``limit_support`` and ``holdem_compare``; missing
 solves in parallel in ``parallel_solve``), stores the results as evaluations (``evaluations``)
 and shows them as terminal tables (``tables``) or a Markdown and PNG report (``report``);

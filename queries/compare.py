@@ -1,4 +1,4 @@
-"""``cli.py compare``: the four measures of DESIGN.md section 6 for several strategies.
+"""``cli.py compare``: the four measures of docs/design.md section 6 for several strategies.
 
     python cli.py compare --game rhode-island rhode-island-eb-13-25-125 rhode-island-pa-13-25-125
     python cli.py compare --game leduc leduc-full-lp leduc-full-cfr --report out/

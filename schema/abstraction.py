@@ -1,4 +1,4 @@
-"""Arrow schemas of the abstraction tables (DESIGN.md section 4).
+"""Arrow schemas of the abstraction tables (docs/design.md section 4).
 
 An abstraction named NAME is stored under ``<data_dir>/abstractions/NAME/``:
 

@@ -1,4 +1,4 @@
-"""Arrow schemas of the equity-database tables (DESIGN.md sections 2-3).
+"""Arrow schemas of the equity-database tables (docs/design.md sections 2-3).
 
 Each table's schema is declared once here and used by its writer (``etl/``), its readers and
 the tests.

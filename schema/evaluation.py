@@ -1,4 +1,4 @@
-"""Arrow schema of evaluation tables (issue 5, DESIGN.md section 6).
+"""Arrow schema of evaluation tables (issue 5, docs/design.md section 6).
 
 ``<data_dir>/evaluations/<batch>.parquet``: one row per evaluation of one strategy (or of an
 ordered pair of strategies) in the real, unabstracted game, written atomically by

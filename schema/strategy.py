@@ -1,4 +1,4 @@
-"""Arrow schema of strategy tables (issue 3, DESIGN.md section 6).
+"""Arrow schema of strategy tables (issue 3, docs/design.md section 6).
 
 ``<data_dir>/strategies/<name>/strategy.parquet``: one row per (information set, action) of a
 solved strategy profile. ``cards`` is the private cards with the public cards after ``|``

@@ -1,6 +1,6 @@
 """solve: games compiled to arrays, equilibrium solvers, exact evaluation, strategy tables.
 
-Public API (issue 3; DESIGN.md sections 5-6)::
+Public API (issue 3; docs/design.md sections 5-6)::
 
     from solve.games.rules import kuhn, leduc, rhode_island, LimitPokerRules
     from solve.games.compile import compile_game          # rules (+ abstraction) -> CompiledGame

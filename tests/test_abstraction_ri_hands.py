@@ -17,7 +17,7 @@ def card(rank: int, suit: int) -> int:
 
 def test_category_counts():
     counts = np.bincount(category3(all_three_card_sets()), minlength=6)
-    # high card, pair, flush, straight, trips, straight flush (DESIGN.md section 5)
+    # high card, pair, flush, straight, trips, straight flush (docs/design.md section 5)
     assert counts.tolist() == [16440, 3744, 1096, 720, 52, 48]
 
 

@@ -16,7 +16,7 @@ from etl.handval import (N_HANDS, SPEC, build_handval, compute, partition_keys,
                          partition_range)
 from schema.equity import HANDVAL_SCHEMA
 
-# DESIGN.md section 3: categories of all 133,784,560 seven-card sets, high card .. straight flush
+# docs/design.md section 3: categories of all 133,784,560 seven-card sets, high card .. straight flush
 SEVEN_CARD_COUNTS = [23_294_460, 58_627_800, 31_433_400, 6_461_620, 6_180_020, 4_047_644,
                      3_473_184, 224_848, 41_584]
 FIVE_CARD_COUNTS = [1_302_540, 1_098_240, 123_552, 54_912, 10_200, 5_108, 3_744, 624, 40]

@@ -1,4 +1,4 @@
-"""Card codes, colex index and the suit-isomorphic canonical index (DESIGN.md section 2)."""
+"""Card codes, colex index and the suit-isomorphic canonical index (docs/design.md section 2)."""
 
 from __future__ import annotations
 

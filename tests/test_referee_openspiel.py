@@ -5,7 +5,7 @@ Both engines are driven with the same cards and the same actions, hand after han
 step the player to act, the legal actions and each player's chips in the pot must agree, and at
 the end of the hand the payoffs. Ours is the engine the solver, the evaluators and the look-up
 use: the betting tree (``solve.holdem.game.build_tree``), its terminal values and showdown
-(``solve.holdem._kernels``). The referee is configured from the published rules of DESIGN.md
+(``solve.holdem._kernels``). The referee is configured from the published rules of docs/design.md
 section 5 (blinds 1/2, bets 2/2/4/4, four bets a round, small blind first preflop), not from our
 code. Strategies are played inside OpenSpiel's game loop by ``bench/bench_referee_openspiel.py``.
 """

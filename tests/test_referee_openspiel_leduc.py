@@ -2,7 +2,7 @@
 
 Our Leduc is the generic tree of ``solve.games.rules.leduc()`` (``solve.games.limit_tree``),
 the game every Leduc solver, evaluator and look-up of ours plays. The referee is Leduc as an
-ACPC game definition, written from the published rules (DESIGN.md: a 6-card deck of 3 ranks in
+ACPC game definition, written from the published rules (docs/design.md: a 6-card deck of 3 ranks in
 2 suits, one private card each, one board card in round 2, antes of 1 -- equal blinds of 1 in
 ACPC terms --, bets 2 then 4, at most 2 bets a round, player 0 first in both rounds), not from
 our code. Both engines are driven with the same cards (card ``rank * 2 + suit`` in both) and

@@ -30,7 +30,7 @@ def rank(cards: str, ranking: str) -> int:
 def test_standard_ranking_is_the_design_one():
     sets = all_three_card_sets()
     cats = np.bincount(category3(sets), minlength=6)
-    # DESIGN.md section 5: high card, pair, flush, straight, trips, straight flush
+    # docs/design.md section 5: high card, pair, flush, straight, trips, straight flush
     assert cats.tolist() == [16_440, 3_744, 1_096, 720, 52, 48]
     assert np.array_equal(hand_rank3(sets, "standard"), hand_rank3(sets))
 
@@ -80,10 +80,10 @@ def test_betting_round_counts(hidden_games, variant, cap, continuations, folds):
     # one round: the opener and one node per bet faced, per player
     assert counts[0]["nodes"] == [cap + 1, cap + 1]
     assert counts[0]["actions"][0] == counts[0]["actions"][1]
-    for r in (1, 2):  # DESIGN.md: 7 ways on to the next round
+    for r in (1, 2):  # docs/design.md section 5: 7 ways on to the next round
         assert counts[r]["nodes"][0] == counts[r - 1]["nodes"][0] * continuations
     first_round_folds = [n for n in _betting(vg.solver.game) if n[0] == FOLD and n[2] == 0]
-    assert len(first_round_folds) == folds  # DESIGN.md: 6 fold endings
+    assert len(first_round_folds) == folds  # docs/design.md section 5: 6 fold endings
 
 
 def test_published_lp_size_is_reproduced_exactly(hidden_games):

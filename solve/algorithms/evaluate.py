@@ -1,4 +1,4 @@
-"""Exact evaluation: expected value, best response, exploitability (DESIGN.md section 6).
+"""Exact evaluation: expected value, best response, exploitability (docs/design.md section 6).
 
 Best response fixes one player's behaviour strategy and solves the other's single-agent
 problem bottom-up over the compiled public tree, vectorised over private hands with
@@ -115,6 +115,6 @@ def expected_value(game: CompiledGame, strategy0, strategy1=None) -> float:
 
 
 def head_to_head(game: CompiledGame, a, b) -> float:
-    """Exact head-to-head of profile ``a`` against ``b`` (DESIGN.md section 6), for ``a``:
+    """Exact head-to-head of profile ``a`` against ``b`` (docs/design.md section 6), for ``a``:
     ``1/2 * x_a' A y_b - 1/2 * x_b' A y_a``, in chips per game."""
     return 0.5 * expected_value(game, a, b) - 0.5 * expected_value(game, b, a)

@@ -40,7 +40,7 @@ def best_response_values(sf: SequenceForm, x: np.ndarray, y: np.ndarray) -> tupl
 
 
 def exploitability(sf: SequenceForm, x: np.ndarray, y: np.ndarray) -> float:
-    """Mean of both players' best-response gains, in chips (DESIGN.md section 6)."""
+    """Mean of both players' best-response gains, in chips (docs/design.md section 6)."""
     v1, v2 = best_response_values(sf, x, y)
     return 0.5 * (v1 - v2)
 

@@ -63,7 +63,7 @@ class RawResult:
 
     @property
     def exploitability(self) -> float:
-        """Mean of both players' best-response gains (DESIGN.md section 6)."""
+        """Mean of both players' best-response gains (docs/design.md section 6)."""
         return 0.5 * (self.br1 - self.br2)
 
 

@@ -1,4 +1,4 @@
-"""Three-player Kuhn poker (DESIGN.md section 5; Szafron, Gibson & Sturtevant 2013).
+"""Three-player Kuhn poker (docs/design.md section 5; Szafron, Gibson & Sturtevant 2013).
 
 Deck J, Q, K, A; ante 1 each; one bet of 1. Players act in order; before any bet a player
 checks or bets; after a bet every later player in turn (wrapping round, up to the bettor)

@@ -26,7 +26,7 @@ def leduc(hands: np.ndarray, board: np.ndarray, n_suits: int) -> np.ndarray:
 def rhode_island(hands: np.ndarray, board: np.ndarray, n_suits: int,
                  variant: str = "standard") -> np.ndarray:
     """Best 3-card hand of one private card and two public cards (``variant``: a ranking of
-    ``etl.rhode_island.RANKINGS``; default DESIGN.md section 5)."""
+    ``etl.rhode_island.RANKINGS``; default docs/design.md section 5)."""
     if n_suits != 4:
         raise ValueError("Rhode Island ranking needs 4 suits")
     cards = np.column_stack([hands[:, 0], np.full(len(hands), board[0]), np.full(len(hands), board[1])])

@@ -1,7 +1,7 @@
 """Rules of a two-player limit poker game, as data.
 
 One frozen description covers Kuhn, Leduc, Rhode Island Hold'em and the limit Texas Hold'em
-family (DESIGN.md section 5): a deck of ``n_ranks * n_suits`` cards (card id
+family (docs/design.md section 5): a deck of ``n_ranks * n_suits`` cards (card id
 ``rank * n_suits + suit``), ``private_cards`` per player, ``public_cards[r]`` dealt before
 round ``r``, a fixed bet size and a bet cap per round, initial contributions (antes and
 blinds), who acts first in each round, and a showdown ranking named in
@@ -80,7 +80,7 @@ def leduc() -> LimitPokerRules:
 
 def rhode_island(variant: str = "published") -> LimitPokerRules:
     """Rhode Island Hold'em (Shi & Littman 2001; Gilpin & Sandholm 2005): 52 cards, ante 500,
-    bets 1000/2000/2000, at most 3 bets a round, player 1 first in every round, DESIGN.md's
+    bets 1000/2000/2000, at most 3 bets a round, player 1 first in every round, docs/design.md's
     ranking; ``variant`` names one of :data:`RHODE_ISLAND_VARIANTS` (rule details the published
     descriptions leave open, issue 14)."""
     if variant not in RHODE_ISLAND_VARIANTS:
@@ -96,7 +96,7 @@ def rhode_island(variant: str = "published") -> LimitPokerRules:
 
 
 #: Rhode Island Hold'em rule variants: name -> (what differs, the fields that differ).
-#: ``published`` is the default (DESIGN.md section 5); the others each change one detail.
+#: ``published`` is the default (docs/design.md section 5); the others each change one detail.
 RHODE_ISLAND_VARIANTS = {
     "published": ("ante 500, bets 1,000/2,000/2,000, 3 bets a round (bet, raise, re-raise), "
                   "player 1 first every round, A-2-3 the lowest straight, ties on all cards", {}),

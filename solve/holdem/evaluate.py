@@ -1,4 +1,4 @@
-"""Evaluating limit Hold'em strategies (issue 6; DESIGN.md section 6).
+"""Evaluating limit Hold'em strategies (issue 6; docs/design.md section 6).
 
 - ``best_response``: the exact best response in the abstract game whose chance node is a given
   set of weighted real deals (each player knows only its own bucket sequence). Exact for that

@@ -1,4 +1,4 @@
-"""Heads-up limit Texas Hold'em over a built card abstraction (issue 6; DESIGN.md section 5).
+"""Heads-up limit Texas Hold'em over a built card abstraction (issue 6; docs/design.md section 5).
 
 The game: blinds 1 and 2, bets of 2 on the preflop and flop and 4 on the turn and river, at
 most 4 bets per round (the big blind is the first preflop bet); the small blind (player 0,
@@ -8,7 +8,7 @@ rounds (the board is still dealt to five cards for the showdown): the tests use 
 versions.
 
 The abstract game: each player sees only its own bucket at every round. A built abstraction
-(``abstraction/``, DESIGN.md sections 2 and 4) maps the canonical preflop [2], flop [2,3] and
+(``abstraction/``, docs/design.md sections 2 and 4) maps the canonical preflop [2], flop [2,3] and
 turn [2,3,1] hands to buckets (``round<r>.parquet``) and a river hand to an equity range within
 its turn bucket (``thresholds.parquet``; the river equity is the exact ``2*wins + ties`` key of
 the [2,5] ``equity_river`` row). Buckets form a tree, so the current bucket determines the
@@ -29,14 +29,14 @@ import numpy as np
 
 FOLD, CALL, RAISE = 0, 1, 2
 DECISION, FOLD_END, SHOWDOWN = 0, 1, 2
-#: River equity keys 2*wins + ties over the 990 opponent hands (DESIGN.md section 3).
+#: River equity keys 2*wins + ties over the 990 opponent hands (docs/design.md section 3).
 RIVER_KEYS = 2 * 990 + 1
 GROUPS = ((2,), (2, 3), (2, 3, 1), (2, 5))
 
 
 @dataclass(frozen=True)
 class HoldemRules:
-    """Limit Hold'em betting (defaults: the real game of DESIGN.md section 5)."""
+    """Limit Hold'em betting (defaults: the real game of docs/design.md section 5)."""
 
     n_rounds: int = 4
     blinds: tuple[int, int] = (1, 2)
