@@ -79,7 +79,8 @@ CREATE OR REPLACE MACRO _suit_size(counts) AS
                 lambda ss_acc, ss_j: ss_acc * choose(13 - coalesce(list_sum(counts[1:ss_j - 1]), 0), counts[ss_j]),
                 1::BIGINT);
 
-CREATE OR REPLACE VIEW hand_configurations AS
+-- A table (124 rows, remade with the views), not a view: every hand_index call reads it.
+CREATE OR REPLACE TABLE hand_configurations AS
 WITH RECURSIVE groupings(grouping) AS (
     VALUES ([2]), ([2, 3]), ([2, 4]), ([2, 5]), ([2, 3, 1])
 ), splits(n, counts) AS (  -- the ways to deal n cards of a group to the four suits
@@ -176,3 +177,36 @@ SELECT hand_index([2], [hi * 4 + 3, lo * 4 + (CASE WHEN suited THEN 3 ELSE 2 END
            AS example
 FROM range(0, 13) a(hi), range(0, 13) b(lo), (VALUES (true), (false)) s(suited)
 WHERE lo < hi OR (lo = hi AND NOT suited);
+
+-- ---------------------------------------------------------------------------------------------
+-- Rhode Island Hold'em hands (etl/rhode_island.py): a round-r hand is the private card and the
+-- first r public cards, in deal order; its canonical form renames suits in order of first
+-- appearance, and hands are numbered in the order of the canonical cards as base-52 digits.
+-- ---------------------------------------------------------------------------------------------
+
+-- The base-52 key of the canonical form of a Rhode Island Hold'em hand (codes in deal order).
+CREATE OR REPLACE MACRO ri_hand_key(codes) AS
+    list_reduce(list_transform(codes, lambda rk_c: rk_c // 4 * 4
+        + len(list_distinct(list_transform(
+              codes[1:list_position(list_transform(codes, lambda rk_d: rk_d % 4), rk_c % 4) - 1],
+              lambda rk_e: rk_e % 4)))),
+        lambda rk_a, rk_b: rk_a * 52 + rk_b, 0::BIGINT);
+
+-- The canonical hands per round (13, 325, 9,997): `hand` is the row of
+-- etl.rhode_island.hand_tree() (the `hand` of a Rhode Island abstraction's tables), `key` the
+-- base-52 number of the canonical cards, `parent_key` that of the hand one round before,
+-- `board_key` that of the public cards canonicalised alone (what a player who sees the board
+-- tells apart).
+CREATE OR REPLACE VIEW rhode_island_hands AS
+WITH RECURSIVE deals(round, cards, top_suit) AS (
+    SELECT 0, [r * 4], 0 FROM range(0, 13) t(r)
+    UNION ALL
+    SELECT d.round + 1, list_append(d.cards, r * 4 + s), greatest(d.top_suit, s)
+    FROM deals AS d, range(0, 13) t(r), range(0, 4) u(s)
+    WHERE d.round < 2 AND s <= d.top_suit + 1 AND NOT list_contains(d.cards, r * 4 + s)
+)
+SELECT round, cards, key,
+       (row_number() OVER (PARTITION BY round ORDER BY key) - 1)::BIGINT AS hand,
+       key // 52 AS parent_key,
+       CASE WHEN round > 0 THEN ri_hand_key(cards[2:]) END AS board_key
+FROM (SELECT round, cards, ri_hand_key(cards) AS key FROM deals);
