@@ -21,7 +21,7 @@ from etl.records import record_partitions
 from etl.rhode_island import hand_tree
 from etl.views import connect
 from queries.views import create_views
-from schema.abstraction import BUCKETS_SCHEMA, THRESHOLDS_SCHEMA
+from schema.abstraction import BUCKETS_SCHEMA, CENTROIDS_SCHEMA, THRESHOLDS_SCHEMA
 from schema.catalog import session_scope
 from schema.catalog_abstraction import Abstraction
 from schema.equity import EQUITY_RIVER_SCHEMA
@@ -252,6 +252,11 @@ def holdem_dir(tmp_path_factory):
                              "max_equity": [x[4] for x in rows],
                              "interval": [x[0] == 3 for x in rows]}, schema=THRESHOLDS_SCHEMA),
                    root / "thresholds.parquet")
+    pq.write_table(pa.table({"round": [x[0] for x in rows], "bucket": [x[2] for x in rows],
+                             "parent_bucket": [x[1] for x in rows], "hands": [1] * len(rows),
+                             "weight": [1.0] * len(rows), "mean_equity": [0.5] * len(rows),
+                             "centroid": [[0.5]] * len(rows)}, schema=CENTROIDS_SCHEMA),
+                   root / "centroids.parquet")
     with session_scope(d) as s:
         s.merge(Abstraction(name="hx", method="eb", game="holdem", buckets="3,6,12,36",
                             built="3,6,12,36", seed=0, params="{}", errors="[]", timings="{}",
@@ -295,7 +300,7 @@ def test_holdem_bucket_of_every_round_agrees_with_holdem_buckets(holdem_dir):
     from solve.holdem.buckets import indexer_tables
 
     d, deals, buckets = holdem_dir
-    create_views(d)
+    assert create_views(d)[1] == []
     tabs = indexer_tables()
     rnds = np.arange(len(deals)) % 4
     holes = ["".join(format_card(c) for c in deal[:2]) for deal in deals]
@@ -358,15 +363,26 @@ def test_holdem_strategy_at_agrees_with_the_lookup_library_on_every_round(holdem
 
 
 def test_holdem_macros_in_the_sandbox_and_the_preflop_grid(holdem_solved, capsys):
-    d, _, _ = holdem_solved
-    q = ("SELECT * FROM strategy_at('hh', hole := 'AsKd', board := '7c8h9s2d5s', "
-         "history := 'rc/cc/cc/r')")
+    d, deals, _ = holdem_solved
+    hole = "".join(format_card(c) for c in deals[0][:2])
+    board = "".join(format_card(c) for c in deals[0][2:])
+    q = (f"SELECT * FROM strategy_at('hh', hole := '{hole}', board := '{board}', "
+         "history := 'cc/cc/cc/r')")
     assert cli.main(["--data-dir", str(d), "sql", q, "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    want = open_lookup(d, "hh").at("AsKd", "7c8h9s2d5s", "rc/cc/cc/r")
-    assert [r["action"] for r in rows] == want.actions
+    want = open_lookup(d, "hh").at(hole, board, "cc/cc/cc/r")
+    assert [r["action"] for r in rows] == want.actions == ["fold", "call"]
     assert [r["probability"] for r in rows] == pytest.approx(want.probabilities, abs=1e-6)
-    # the preflop grid: one query joining hands
+    # a hand the test's partial tables do not hold: an error, not an empty answer
+    assert cli.main(["--data-dir", str(d), "sql", "SELECT * FROM strategy_at('hh', hole := "
+                     f"'{hole}', board := '{board[2:8]}', history := 'cc/')"]) == 2
+    assert "abstraction 'hx' holds no bucket for this hand" in capsys.readouterr().err
+    # the preflop grid: one query joining hands (the small blind's first action; with one bet
+    # a round the big blind's is the only one preflop)
     grid = sql(d, "SELECT h.hand, h.combos, s.probability FROM hands AS h, "
-                  "LATERAL strategy_at('hh', hole := h.example) AS s WHERE s.action = 'raise'")
+                  "LATERAL strategy_at('hh', hole := h.example) AS s WHERE s.action = 'call'")
     assert len(grid) == 169 and sum(r[1] for r in grid) == 1326
+    look = open_lookup(d, "hh")
+    for name, _, p in grid[::17]:
+        example = sql(d, "SELECT example FROM hands WHERE hand = ?", [name])[0][0]
+        assert p == pytest.approx(look.at(example).probabilities[1], abs=1e-6)
