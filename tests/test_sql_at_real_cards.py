@@ -124,18 +124,19 @@ def test_rhode_island_bucket_of_agrees_with_the_abstraction_tables(ri_dir):
     for name in ("ab", "abp"):
         ab = load_abstraction(name, "rhode-island", ri_dir)
         rows = [(i, ri_names(c[:1]), ri_names(c[1:1 + i % 3])) for i, c in enumerate(deals)]
-        got = sql(ri_dir, "SELECT d.i, b.round, b.hand, b.bucket, b.buckets FROM "
+        got = sql(ri_dir, "SELECT d.i, b.round, b.hand, b.bucket, b.buckets, b.game_bucket FROM "
                           "(SELECT unnest(?::INT[]) AS i, unnest(?::VARCHAR[]) AS hole, "
                           "unnest(?::VARCHAR[]) AS board) AS d, "
                           "LATERAL bucket_of(?, hole := d.hole, board := d.board) AS b ORDER BY d.i",
                   [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], name])
         assert len(got) == len(deals)
-        for (i, rnd, hand, bucket, seq), c in zip(got, deals):
+        for (i, rnd, hand, bucket, seq, game_bucket), c in zip(got, deals):
             assert rnd == i % 3
             want = [int(tree[r].index_of(np.array([c[:r + 1]]))[0]) for r in range(rnd + 1)]
             assert hand == want[-1]
             assert seq == [int(ab.labels[r][want[r]]) for r in range(rnd + 1)]
             assert bucket == seq[-1]
+            assert game_bucket == int(ab.round_buckets[rnd][hand])  # refined if public
         # the buckets the solver plays: refined by the board when it is visible
         game = sql(ri_dir, "SELECT round, hand, game_bucket FROM rhode_island_game_buckets "
                            "WHERE abstraction = ?", [name])
