@@ -88,6 +88,10 @@ def test_hands_view_lists_the_169_preflop_classes():
         assert int(ix.index(hole)[0]) == idx
         assert example[0] == name[0] and example[2] == name[1]
         assert (name.endswith("s")) == (example[1] == example[3]) or len(name) == 2
+    # the names equity_preflop gives its rows (etl.equity.hand_name of each class)
+    from etl.equity import hand_name
+    holes = ix.unindex(np.arange(169))
+    assert [r[1] for r in rows] == [hand_name(int(a), int(b)) for a, b in holes]
     # every raw hole counted once: the combos are the class sizes of the [2] index
     raw = np.array([[a, b] for a in range(52) for b in range(a + 1, 52)], np.uint8)
     sizes = np.bincount(ix.index(raw), minlength=169)
