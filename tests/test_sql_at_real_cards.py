@@ -391,3 +391,25 @@ def test_holdem_macros_in_the_sandbox_and_the_preflop_grid(holdem_solved, capsys
     for name, _, p in grid[::17]:
         example = sql(d, "SELECT example FROM hands WHERE hand = ?", [name])[0][0]
         assert p == pytest.approx(look.at(example).probabilities[1], abs=1e-6)
+
+
+def test_a_damaged_equity_river_partition_is_refused_through_the_macros(holdem_dir, tmp_path,
+                                                                        capsys):
+    # the macros read equity_river behind a table macro: the sandbox still re-hashes the
+    # partitions changed since they were verified before running the query
+    import shutil
+
+    src, deals, _ = holdem_dir
+    d = tmp_path / "copy"
+    shutil.copytree(src, d)
+    hole = "".join(format_card(c) for c in deals[3][:2])
+    board = "".join(format_card(c) for c in deals[3][2:])
+    q = f"SELECT bucket FROM bucket_of('hx', hole := '{hole}', board := '{board}')"
+    assert cli.main(["--data-dir", str(d), "sql", q]) == 0
+    capsys.readouterr()
+    part = storage.partition_path(d, "equity_river", "0000")
+    data = bytearray(part.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    part.write_bytes(bytes(data))
+    assert cli.main(["--data-dir", str(d), "sql", q]) == 2
+    assert "damaged partition equity_river part-0000" in capsys.readouterr().err
