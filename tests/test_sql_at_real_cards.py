@@ -105,12 +105,14 @@ def test_hands_view_lists_the_169_preflop_classes():
 @pytest.fixture(scope="module")
 def ri_dir(tmp_path_factory):
     d = tmp_path_factory.mktemp("ri")
-    for name, extra in (("ab", []), ("abp", ["--public-board"])):
+    for name, extra in (("ab", []), ("abp", ["--public-board"]),
+                        ("abi", ["--recall", "imperfect"])):
         assert cli.main(["--data-dir", str(d), "build-abstraction", "--game", "rhode-island",
                          "--method", "eb", "--buckets", "13,20,40", "--name", name,
                          "--n-init", "1", *extra]) == 0
-    assert cli.main(["--data-dir", str(d), "solve", "--game", "rhode-island", "--abstraction",
-                     "ab", "--algorithm", "dcfr", "--iterations", "10"]) == 0
+    for name in ("ab", "abi"):
+        assert cli.main(["--data-dir", str(d), "solve", "--game", "rhode-island",
+                         "--abstraction", name, "--algorithm", "dcfr", "--iterations", "10"]) == 0
     create_views(d)
     return d
 
@@ -151,8 +153,9 @@ def test_rhode_island_bucket_of_agrees_with_the_abstraction_tables(ri_dir):
                        "WHERE abstraction = 'abp' AND round = 2")[0][0] > 40
 
 
-def test_rhode_island_strategy_at_agrees_with_the_lookup_library(ri_dir):
-    name = "rhode-island-ab-dcfr"
+@pytest.mark.parametrize("name", ["rhode-island-ab-dcfr",    # perfect recall: "3.17.39"
+                                  "rhode-island-abi-dcfr"])  # imperfect: "-.-.39"
+def test_rhode_island_strategy_at_agrees_with_the_lookup_library(ri_dir, name):
     look = StrategyLookup(ri_dir, name)
     histories = {r: h for r, h in
                  sql(ri_dir, "SELECT round, list(DISTINCT history) FROM strategies "
