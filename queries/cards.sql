@@ -10,7 +10,8 @@
 CREATE OR REPLACE MACRO choose(n, k) AS
     CASE WHEN k::BIGINT < 0 OR k::BIGINT > n::BIGINT THEN 0::BIGINT
          ELSE list_reduce(range(1, k::BIGINT + 1),
-                          lambda ch_acc, ch_t: ch_acc * (n::BIGINT - k::BIGINT + ch_t) // ch_t, 1::HUGEINT)::BIGINT
+                          lambda ch_acc, ch_t: ch_acc * (n::BIGINT - k::BIGINT + ch_t) // ch_t,
+                          1::HUGEINT)::BIGINT
     END;
 
 -- The code 0..51 of a two-character card name ('As', 'td'), NULL if it is not one.
@@ -76,7 +77,8 @@ CREATE OR REPLACE MACRO colex_index(codes) AS
 -- The number of suit indexes of a suit with per-group counts `counts`.
 CREATE OR REPLACE MACRO _suit_size(counts) AS
     list_reduce(range(1, len(counts) + 1),
-                lambda ss_acc, ss_j: ss_acc * choose(13 - coalesce(list_sum(counts[1:ss_j - 1]), 0), counts[ss_j]),
+                lambda ss_acc, ss_j: ss_acc * choose(13 - coalesce(list_sum(counts[1:ss_j - 1]), 0),
+                                                     counts[ss_j]),
                 1::BIGINT);
 
 -- A table (124 rows, remade with the views), not a view: every hand_index call reads it.
@@ -131,15 +133,16 @@ CREATE OR REPLACE MACRO _suit_ranks(cs, s) AS
 -- Suit s's configuration key and suit index.
 CREATE OR REPLACE MACRO _suit_key(grp, codes, s) AS
     list_reduce(range(1, len(grp) + 1),
-                lambda sk_acc, sk_j: sk_acc * 16 + len(_suit_ranks(_group_cards(grp, codes, sk_j), s)),
+                lambda sk_acc, sk_j:
+                    sk_acc * 16 + len(_suit_ranks(_group_cards(grp, codes, sk_j), s)),
                 0::BIGINT);
 CREATE OR REPLACE MACRO _suit_index(grp, codes, s) AS
     list_reduce(range(1, len(grp) + 1), lambda si_acc, si_j: si_acc
         -- the digit: colex index of the group's ranks renumbered past the ranks used before
         + coalesce(list_sum(list_transform(
               list_sort(list_transform(_suit_ranks(_group_cards(grp, codes, si_j), s),
-                  lambda si_r: si_r - len(list_filter(_suit_ranks(_cards_before(grp, codes, si_j), s),
-                                                lambda si_u: si_u < si_r)))),
+                  lambda si_r: si_r - len(list_filter(
+                      _suit_ranks(_cards_before(grp, codes, si_j), s), lambda si_u: si_u < si_r)))),
               lambda si_v, si_i: choose(si_v, si_i))), 0)
         -- times the radix of the groups before
         * list_reduce(range(1, si_j), lambda si_m, si_jj: si_m

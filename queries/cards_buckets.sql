@@ -62,7 +62,8 @@ CREATE OR REPLACE MACRO _abstraction_game(abs_name) AS (
 -- A one-line error for cards that cannot be a hand of `game` (codes `hc`, `bc`); else NULL.
 CREATE OR REPLACE MACRO _bad_deal(game, hc, bc) AS
     CASE WHEN len(list_distinct(hc || bc)) < len(hc || bc)
-             THEN error('card ' || card_name(list_filter(bc, lambda bd_c: list_contains(hc, bd_c))[1])
+             THEN error('card '
+                        || card_name(list_filter(bc, lambda bd_c: list_contains(hc, bd_c))[1])
                         || ' appears twice')
          WHEN game = 'holdem' AND len(hc) <> 2
              THEN error('hole: holdem deals 2 private cards, got ' || len(hc))

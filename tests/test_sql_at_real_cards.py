@@ -133,7 +133,8 @@ def test_rhode_island_bucket_of_agrees_with_the_abstraction_tables(ri_dir):
         got = sql(ri_dir, "SELECT d.i, b.round, b.hand, b.bucket, b.buckets, b.game_bucket FROM "
                           "(SELECT unnest(?::INT[]) AS i, unnest(?::VARCHAR[]) AS hole, "
                           "unnest(?::VARCHAR[]) AS board) AS d, "
-                          "LATERAL bucket_of(?, hole := d.hole, board := d.board) AS b ORDER BY d.i",
+                          "LATERAL bucket_of(?, hole := d.hole, board := d.board) AS b "
+                          "ORDER BY d.i",
                   [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], name])
         assert len(got) == len(deals)
         for (i, rnd, hand, bucket, seq, game_bucket), c in zip(got, deals):
@@ -278,7 +279,8 @@ def holdem_dir(tmp_path_factory):
     cards.update({f"board{i + 1}": np.zeros(n, np.uint8) for i in range(5)})
     t = pa.table({"idx": river.astype(np.uint32), **cards, "preflop": np.zeros(n, np.uint8),
                   "weight": np.ones(n, np.uint8), "wins": (k // 2).astype(np.uint16),
-                  "ties": (k % 2).astype(np.uint16), "losses": (990 - k // 2 - k % 2).astype(np.uint16),
+                  "ties": (k % 2).astype(np.uint16),
+                  "losses": (990 - k // 2 - k % 2).astype(np.uint16),
                   "equity": k / 1980.0}, schema=EQUITY_RIVER_SCHEMA)
     staged, digest = storage.write_staged(d, "equity_river", "0000", t, EQUITY_RIVER_SCHEMA, "t")
     written = storage.WrittenPartition("equity_river", "0000", str(staged), n,
