@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from schema.strategy import round_mean_weights, seat_name, training_codes
 from solve.algorithms import _kernels as K
 from solve.games.compile import CompiledGame
 
@@ -23,17 +24,46 @@ class Strategy:
     own sequence weight into it is 0 in the solver's weights): no behaviour is defined there and
     ``probs`` holds the uniform strategy as a playable default. ``None``: not known, taken as
     all reached.
+
+    ``weight[I]``: the average-strategy weight infoset ``I`` received (``schema.strategy``'s
+    ``weight``: the accumulator's sum over its actions for CFR, the own reach probability of
+    the plan for the LP); ``None``: not known (a table written before weights were stored).
     """
 
     game: CompiledGame
     probs: np.ndarray  # (I, 3)
     reached: np.ndarray | None = None  # (I,) bool
+    weight: np.ndarray | None = None  # (I,) float
 
     def unreached(self) -> np.ndarray:
         """Indices of the infosets flagged as never reached (empty if ``reached`` is None)."""
         if self.reached is None:
             return np.zeros(0, dtype=np.int64)
         return np.flatnonzero(~np.asarray(self.reached, dtype=bool))
+
+    def training_counts(self) -> list[dict] | None:
+        """One row per round (from 1) and seat (``schema.strategy.seat_name``): information
+        sets, how many never trained (weight 0) and barely trained
+        (``schema.strategy.BARELY_TRAINED`` of the round's mean weight), the round's mean
+        weight; None when the weights are unknown."""
+        if self.weight is None:
+            return None
+        g = self.game
+        rounds = g.info_round.astype(np.int64)
+        n_rounds = int(rounds.max()) + 1 if len(rounds) else 1
+        mean = round_mean_weights(self.weight, rounds, n_rounds)
+        code = training_codes(self.weight, mean[rounds])
+        rows = []
+        for r in range(n_rounds):
+            for p in (0, 1):
+                mine = (rounds == r) & (g.info_player == p)
+                if mine.any():
+                    rows.append({"round": r + 1, "seat": seat_name(g.rules.name, p),
+                                 "infosets": int(mine.sum()),
+                                 "never trained": int((code[mine] == 2).sum()),
+                                 "barely trained": int((code[mine] == 1).sum()),
+                                 "mean weight": float(mean[r])})
+        return rows
 
     def behaviour(self) -> np.ndarray:
         """(D, 3, H) probability of each action at each decision node for each hand."""
@@ -44,11 +74,13 @@ class Strategy:
 
     @classmethod
     def from_weights(cls, game: CompiledGame, weights: np.ndarray,
-                     reached: np.ndarray | None = None) -> "Strategy":
+                     reached: np.ndarray | None = None,
+                     weight: np.ndarray | None = None) -> "Strategy":
         """Normalise non-negative per-infoset weights (e.g. CFR average sums); uniform if all 0.
 
         ``reached``: (I,) bool flags of the infosets the weights' own player reaches (see the
-        class docstring); stored on the result.
+        class docstring); stored on the result. ``weight``: (I,) the infosets' average-strategy
+        weight (class docstring); None: the sum of ``weights`` over each infoset's actions.
         """
         w = np.asarray(weights, dtype=np.float64)
         nact = game.info_nact.astype(np.int64)
@@ -60,7 +92,10 @@ class Strategy:
             reached = np.asarray(reached, dtype=bool)
             if reached.shape != (game.n_infosets,):
                 raise ValueError(f"reached has shape {reached.shape}, expected ({game.n_infosets},)")
-        return cls(game, probs, reached)
+        own = w.sum(axis=1) if weight is None else np.asarray(weight, dtype=np.float64)
+        if own.shape != (game.n_infosets,):
+            raise ValueError(f"weight has shape {own.shape}, expected ({game.n_infosets},)")
+        return cls(game, probs, reached, own)
 
     @classmethod
     def uniform(cls, game: CompiledGame) -> "Strategy":

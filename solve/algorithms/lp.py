@@ -108,4 +108,5 @@ def solve_lp(game: CompiledGame) -> tuple[Strategy, float]:
             weights[I, a] = max(seqs[seq_offset[I] + a], 0.0)
     # never reached by the player's own plan: behaviour undefined (flagged; uniform default)
     reached = own > REACH_TOL
-    return Strategy.from_weights(game, weights, reached), float(0.5 * (v1 - v2))
+    # the weight the behaviour was made from: the own reach of the plan (schema.strategy)
+    return Strategy.from_weights(game, weights, reached, own), float(0.5 * (v1 - v2))

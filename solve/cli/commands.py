@@ -19,6 +19,7 @@ from rich.table import Table
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 from schema.progress import progress_bar
+from schema.strategy import BARELY_TRAINED, seat_name
 from solve import lookup, share
 from solve.cli import classic as classic_cli
 from solve.cli import holdem as holdem_cli
@@ -135,19 +136,42 @@ def run_strategy(args) -> int:
         print(json.dumps(found.as_dict()))
         return 0
 
-    t = Table()
-    t.add_column("action")
-    t.add_column("probability", justify="right")
-    for a, p in zip(found.actions, found.probabilities):
-        t.add_row(a, f"{p:.4f}")
-    print(f"{found.strategy}: player {found.player} to act in round {found.round}")
+    print(f"{found.strategy}: {lookup_seat(found)} to act in round {found.round}")
     print(f"game {found.game}, abstraction {found.abstraction or '- (real game)'}; hole "
           f"{found.hole}, board {found.board or '-'}, history {found.history or '-'}")
-    print(f"information set: {found.infoset} | {found.history or '-'}"
-          + ("" if found.reached else "  (never reached by the strategy's own play: "
-             "uniform default, no behaviour was solved here)"))
+    print(f"information set: {found.infoset} | {found.history or '-'}")
+    print(training_line(found))
+    t = Table()
+    t.add_column("action")
+    t.add_column("probability" if found.training != "never trained"
+                 else "uniform default (not advice)", justify="right")
+    for a, p in zip(found.actions, found.probabilities):
+        t.add_row(a, f"{p:.4f}")
     Console(width=100).print(t)
     return 0
+
+
+def lookup_seat(found) -> str:
+    """"big blind (player 2)" in Texas Hold'em, "player 2" where the seat is the number."""
+    number = f"player {found.player}"
+    return number if found.seat == number else f"{found.seat} ({number})"
+
+
+def training_line(found) -> str:
+    """What a look-up's ``training`` says, in one line (``solve.lookup``)."""
+    w = "-" if found.weight is None else f"{found.weight:.4g}"
+    cut = "" if found.weight_threshold is None else f", barely trained below {found.weight_threshold:.4g}"
+    if found.training == "never trained":
+        return ("NEVER TRAINED: the solver's average strategy holds no weight at this information "
+                "set (its own play never got here while solving); the probabilities below are the "
+                "uniform default the table stores, not advice")
+    if found.training == "barely trained":
+        return (f"BARELY TRAINED: average-strategy weight {w}{cut} (1% of the round's mean): "
+                "the probabilities are an average of a few early iterations, weak advice")
+    if found.training == "unknown":
+        return ("training unknown: the table was written before weights were stored "
+                "(solve it again to know)")
+    return f"trained: average-strategy weight {w}{cut}"
 
 
 def run_export(args) -> int:
@@ -268,7 +292,7 @@ def unreached_report(strategy, show: int = 12) -> list[str]:
         mine = un[g.info_player[un] == p]
         if len(mine):
             names = [f"{labels[I]} {hists[I]}" for I in mine[:show]]
-            lines.append(f"player {p + 1}: {len(mine)} information sets never reached by its own strategy "
+            lines.append(f"{seat_name(g.rules.name, p)}: {len(mine)} information sets never reached by its own strategy "
                          f"(no behaviour defined; stored with reached = false, probability uniform "
                          f"as a playable default): {', '.join(names)}{' ...' if len(mine) > show else ''}")
     return lines
@@ -316,4 +340,14 @@ def run_evaluate(args) -> int:
     if abstraction:
         line += f" abstract_exploitability={exploitability(game, strategy, abstract=True):.9g}"
     print(line)
+    counts = strategy.training_counts()
+    if counts is None:
+        print("information sets never trained: unknown (the table was written before weights "
+              "were stored)")
+    else:
+        print(f"information sets never trained (weight 0) / barely trained (weight below "
+              f"{BARELY_TRAINED:g} x the round's mean):")
+        for r in counts:
+            print(f"  round {r['round']} {r['seat']}: {r['never trained']:,} never trained, "
+                  f"{r['barely trained']:,} barely trained, of {r['infosets']:,}")
     return 0
