@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schema.strategy import round_mean_weights, seat_name, training_codes
 from solve.algorithms import _kernels as K
 from solve.games.compile import CompiledGame
 
@@ -40,30 +39,6 @@ class Strategy:
         if self.reached is None:
             return np.zeros(0, dtype=np.int64)
         return np.flatnonzero(~np.asarray(self.reached, dtype=bool))
-
-    def training_counts(self) -> list[dict] | None:
-        """One row per round (from 1) and seat (``schema.strategy.seat_name``): information
-        sets, how many never trained (weight 0) and barely trained
-        (``schema.strategy.BARELY_TRAINED`` of the round's mean weight), the round's mean
-        weight; None when the weights are unknown."""
-        if self.weight is None:
-            return None
-        g = self.game
-        rounds = g.info_round.astype(np.int64)
-        n_rounds = int(rounds.max()) + 1 if len(rounds) else 1
-        mean = round_mean_weights(self.weight, rounds, n_rounds)
-        code = training_codes(self.weight, mean[rounds])
-        rows = []
-        for r in range(n_rounds):
-            for p in (0, 1):
-                mine = (rounds == r) & (g.info_player == p)
-                if mine.any():
-                    rows.append({"round": r + 1, "seat": seat_name(g.rules.name, p),
-                                 "infosets": int(mine.sum()),
-                                 "never trained": int((code[mine] == 2).sum()),
-                                 "barely trained": int((code[mine] == 1).sum()),
-                                 "mean weight": float(mean[r])})
-        return rows
 
     def behaviour(self) -> np.ndarray:
         """(D, 3, H) probability of each action at each decision node for each hand."""

@@ -18,9 +18,10 @@ import pyarrow.parquet as pq
 
 from schema.errors import UserError, first_line
 from schema.storage import atomic_write_parquet
-from schema.strategy import (FORMAT_KEY, FORMATS, STRATEGIES_DIR, STRATEGY_REACHED_SCHEMA,  # noqa: F401
-                             STRATEGY_SCHEMA, STRATEGY_WEIGHT_SCHEMA, TABLE_FILE,
-                             round_mean_weights, strategy_path, with_format)
+from schema.strategy import (BARELY_TRAINED, FORMAT_KEY, FORMATS, STRATEGIES_DIR,  # noqa: F401
+                             STRATEGY_REACHED_SCHEMA, STRATEGY_SCHEMA, STRATEGY_WEIGHT_SCHEMA,
+                             TABLE_FILE, round_mean_weights, seat_name, training_codes,
+                             strategy_path, with_format)
 from solve.games.compile import ACTION_NAMES, CompiledGame
 from solve.strategy import Strategy
 
@@ -165,3 +166,44 @@ def read_strategy(path: str | Path, game: CompiledGame) -> Strategy:
         weight = np.zeros(game.n_infosets)
         weight[inf] = t.column("weight").to_numpy(zero_copy_only=False).astype(np.float64)
     return Strategy(game, probs, reached, weight)
+
+
+def table_training_counts(path: str | Path) -> list[dict] | None:
+    """``Strategy.training_counts`` read from a stored table of any format but ``holdem``
+    (whose counts come from its weights, ``solve.holdem.table.training_counts``): one row per
+    round (from 1) and seat; None when the table stores no weights."""
+    names = pq.read_schema(path).names
+    if "weight" not in names:
+        return None
+    t = pq.read_table(path, columns=["game", "round", "player", "cards", "history", "weight"])
+    if t.column("weight").null_count:
+        return None
+    infosets = t.group_by(["game", "round", "player", "cards", "history"],
+                          use_threads=False).aggregate([("weight", "max")])
+    game = infosets.column("game").to_pylist()[0] if infosets.num_rows else ""
+    rounds = infosets.column("round").to_numpy().astype(np.int64)
+    players = infosets.column("player").to_numpy().astype(np.int64)
+    weight = infosets.column("weight_max").to_numpy().astype(np.float64)
+    n_rounds = int(rounds.max()) + 1 if len(rounds) else 1
+    mean = round_mean_weights(weight, rounds, n_rounds)
+    code = training_codes(weight, mean[rounds])
+    rows = []
+    for r in range(n_rounds):
+        for p in sorted(set(players[rounds == r].tolist())):
+            mine = (rounds == r) & (players == p)
+            rows.append({"round": r + 1, "seat": seat_name(str(game), p),
+                         "infosets": int(mine.sum()), "never trained": int((code[mine] == 2).sum()),
+                         "barely trained": int((code[mine] == 1).sum()),
+                         "mean weight": float(mean[r])})
+    return rows
+
+
+def training_lines(counts: list[dict] | None) -> list[str]:
+    """``evaluate``'s lines for :func:`table_training_counts` / ``Strategy.training_counts``."""
+    if counts is None:
+        return ["information sets never trained: unknown (the table was written before weights "
+                "were stored)"]
+    return ([f"information sets never trained (weight 0) / barely trained (weight below "
+             f"{BARELY_TRAINED:g} x the round's mean):"]
+            + [f"  round {r['round']} {r['seat']}: {r['never trained']:,} never trained, "
+               f"{r['barely trained']:,} barely trained, of {r['infosets']:,}" for r in counts])

@@ -19,7 +19,7 @@ from rich.table import Table
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 from schema.progress import progress_bar
-from schema.strategy import BARELY_TRAINED, seat_name
+from schema.strategy import seat_name
 from solve import lookup, share
 from solve.cli import classic as classic_cli
 from solve.cli import holdem as holdem_cli
@@ -32,7 +32,8 @@ from solve.games.compile import compile_game
 from solve.loop import check_stop_args, iterate_until
 from solve.algorithms.lp import solve_lp
 from solve.runs import NAME_PATTERN, check_catalog, store_strategy
-from solve.table import read_strategy, strategy_path, table_format
+from solve.table import (read_strategy, strategy_path, table_format, table_training_counts,
+                         training_lines)
 
 _NAME = NAME_PATTERN
 
@@ -324,6 +325,8 @@ def run_evaluate(args) -> int:
         if fmt == "holdem":
             return holdem_cli.run_evaluate(path, args.lbr_boards, args.lbr_deals, args.h2h_deals,
                                            args.threshold)
+        for text in training_lines(table_training_counts(path)):  # first: figures stay last
+            print(text)
         return {"tree": classic_cli.evaluate_command, "kuhn3": kuhn3.evaluate_command}[fmt](path)
     head = lookup.table_head(path)
     game_name, abstraction = head["game"], head["abstraction"]
@@ -334,20 +337,12 @@ def run_evaluate(args) -> int:
         strategy = read_strategy(path, game)
     except ValueError as exc:
         raise UserError(str(exc)) from None
+    for text in training_lines(table_training_counts(path)):  # first: the figures stay last
+        print(text)
     expl = exploitability(game, strategy)
     line = (f"game={game_name} abstraction={abstraction or '-'} value={expected_value(game, strategy):.9g} "
             f"exploitability={expl:.9g}")
     if abstraction:
         line += f" abstract_exploitability={exploitability(game, strategy, abstract=True):.9g}"
     print(line)
-    counts = strategy.training_counts()
-    if counts is None:
-        print("information sets never trained: unknown (the table was written before weights "
-              "were stored)")
-    else:
-        print(f"information sets never trained (weight 0) / barely trained (weight below "
-              f"{BARELY_TRAINED:g} x the round's mean):")
-        for r in counts:
-            print(f"  round {r['round']} {r['seat']}: {r['never trained']:,} never trained, "
-                  f"{r['barely trained']:,} barely trained, of {r['infosets']:,}")
     return 0

@@ -13,8 +13,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from schema.storage import AtomicFile
-from schema.strategy import (STRATEGY_WEIGHT_SCHEMA, TRAINING, round_mean_weights, seat_name,
-                             training_codes, with_format)
+from schema.strategy import (STRATEGY_WEIGHT_SCHEMA, TRAINING, seat_name, training_codes,
+                             with_format)
 
 from solve.holdem.buckets import HoldemBuckets
 from solve.holdem.game import BettingTree
