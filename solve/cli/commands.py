@@ -163,12 +163,12 @@ def training_line(found) -> str:
     w = "-" if found.weight is None else f"{found.weight:.4g}"
     cut = "" if found.weight_threshold is None else f", barely trained below {found.weight_threshold:.4g}"
     if found.training == "never trained":
-        return ("NEVER TRAINED: the solver's average strategy holds no weight at this information "
-                "set (its own play never got here while solving); the probabilities below are the "
-                "uniform default the table stores, not advice")
+        return ("NEVER TRAINED: the solver's average strategy holds no weight here (its own play "
+                "never got here while solving);\nthe probabilities below are the uniform default "
+                "the table stores, not advice")
     if found.training == "barely trained":
-        return (f"BARELY TRAINED: average-strategy weight {w}{cut} (1% of the round's mean): "
-                "the probabilities are an average of a few early iterations, weak advice")
+        return (f"BARELY TRAINED: average-strategy weight {w}{cut} (1% of the round's mean):"
+                "\nthe probabilities are an average of a few early iterations, weak advice")
     if found.training == "unknown":
         return ("training unknown: the table was written before weights were stored "
                 "(solve it again to know)")
