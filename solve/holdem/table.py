@@ -47,15 +47,39 @@ def infoset_weights(n: int, tree: BettingTree, buckets: HoldemBuckets, average: 
     return np.asarray(average[idx], dtype=np.float64).sum(axis=1)
 
 
+#: buckets summed at a time by :func:`round_weights` (bounds its float64 working copy)
+_CHUNK_ELEMENTS = 1 << 22
+
+
+def round_weights(tree: BettingTree, buckets: HoldemBuckets, average: np.ndarray,
+                  offset: np.ndarray):
+    """Yield ``(round, nodes, weights)`` for the whole strategy in storage order: ``weights``
+    is (some buckets of the round, len(nodes)), each entry the average-strategy weight of the
+    information set (node, bucket), the same sums as :func:`infoset_weights`. One sequential
+    pass: the layout is bucket-major (``BettingTree.offsets``), so a block of buckets is one
+    contiguous (buckets, width) slab whose node columns ``np.add.reduceat`` sums."""
+    for r in range(buckets.n_rounds):
+        nodes = np.array([n for n in tree.decision_nodes() if int(tree.round[n]) == r],
+                         dtype=np.int64)
+        if not len(nodes):
+            continue
+        nodes = nodes[np.argsort(offset[nodes, 0], kind="stable")]
+        base, width, kb = int(offset[nodes[0], 0]), int(offset[nodes[0], 1]), buckets.n_buckets[r]
+        starts = offset[nodes, 0] - base
+        slab = np.asarray(average[base:base + kb * width]).reshape(kb, width)
+        step = max(1, _CHUNK_ELEMENTS // max(width, 1))
+        for b0 in range(0, kb, step):
+            block = slab[b0:b0 + step].astype(np.float64)
+            yield r, nodes, np.add.reduceat(block, starts, axis=1)
+
+
 def round_means(tree: BettingTree, buckets: HoldemBuckets, average: np.ndarray,
                 offset: np.ndarray) -> np.ndarray:
     """Per round, the mean weight of its information sets with positive weight (the scale of
-    ``schema.strategy.training_codes``); one pass over the weights, node by node."""
+    ``schema.strategy.training_codes``); one pass over the weights."""
     total = np.zeros(buckets.n_rounds)
     count = np.zeros(buckets.n_rounds)
-    for n in tree.decision_nodes():
-        w = infoset_weights(n, tree, buckets, average, offset)
-        r = int(tree.round[n])
+    for r, _, w in round_weights(tree, buckets, average, offset):
         total[r] += w[w > 0].sum()
         count[r] += int((w > 0).sum())
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -69,15 +93,18 @@ def training_counts(tree: BettingTree, buckets: HoldemBuckets, average: np.ndarr
     round's mean weight."""
     mean = round_means(tree, buckets, average, offset)
     rows = {}
-    for n in tree.decision_nodes():
-        r, p = int(tree.round[n]), int(tree.player[n])
-        code = training_codes(infoset_weights(n, tree, buckets, average, offset), mean[r])
-        row = rows.setdefault((r, p), {"round": r + 1, "seat": seat_name("holdem", p),
-                                       "infosets": 0, "never trained": 0, "barely trained": 0,
-                                       "mean weight": float(mean[r])})
-        row["infosets"] += len(code)
-        for c in (1, 2):
-            row[TRAINING[c]] += int((code == c).sum())
+    for r, nodes, w in round_weights(tree, buckets, average, offset):
+        code = training_codes(w, mean[r])
+        for p in (0, 1):
+            mine = tree.player[nodes] == p
+            if not mine.any():
+                continue
+            row = rows.setdefault((r, p), {"round": r + 1, "seat": seat_name("holdem", p),
+                                           "infosets": 0, "never trained": 0,
+                                           "barely trained": 0, "mean weight": float(mean[r])})
+            row["infosets"] += int(code[:, mine].size)
+            for c in (1, 2):
+                row[TRAINING[c]] += int((code[:, mine] == c).sum())
     return [rows[k] for k in sorted(rows)]
 
 
