@@ -262,3 +262,57 @@ def test_leduc_lp_weights_evaluate_lookup_and_old_tables(leduc_dir, capsys, tmp_
     assert at_infoset(open_lookup(old, "l"), rules, cards, history)[2].training == "unknown"
     assert run(old, "evaluate", "l") == 0
     assert "never trained: unknown" in capsys.readouterr().out
+
+
+def test_holdem_barely_trained_below_one_percent_of_the_round_mean(holdem_dir, tmp_path,
+                                                                     capsys):
+    import shutil
+
+    d = tmp_path / "barely"
+    shutil.copytree(holdem_dir, d)
+    from itertools import combinations
+
+    from etl.cards import format_card
+
+    look = open_lookup(d, "one")
+    # the one trained flop bucket of the small blind at rc/r, on some board
+    board, hole = next(
+        (board, h) for board in ("9s5h3d", "Kc8d4h", "AsQsTs", "7c8h9s", "6d6h2c")
+        for h in (format_card(a) + format_card(b) for a, b in combinations(range(52), 2))
+        if not {h[:2], h[2:]} & {board[i:i + 2] for i in (0, 2, 4)}
+        and look.at(h, board, "rc/r").training == "trained")
+    before = look.at(hole, board, "rc/r")
+    # scale that information set's weights down to a millionth: same probabilities, barely
+    # trained against the round's other trained information sets
+    buckets = synthetic_buckets((3, 6), n_rounds=2)
+    tree = build_tree(HoldemRules(n_rounds=2, max_bets=2))
+    off, _ = tree.offsets(buckets.n_buckets)
+    n = next(int(n) for n in tree.decision_nodes() if tree.history[n] == "rc/r")
+    b = int(before.infoset.split(".")[1])
+    path = d / "strategies" / "one" / "average.npy"
+    avg = np.load(path)
+    i = off[n, 0] + b * off[n, 1]
+    avg[i:i + int(tree.nact[n])] *= np.float32(1e-6)
+    np.save(path, avg)
+    weights = holdem_weights(d)
+    assert sum(((w > 0).sum() for (_, r, _), w in weights.items() if r == 1)) > 1
+    got = open_lookup(d, "one").at(hole, board, "rc/r")
+    assert got.training == "barely trained" and got.reached is True and got.trained is False
+    assert got.weight < got.weight_threshold
+    assert got.probabilities == pytest.approx(before.probabilities, rel=1e-5)
+    assert run(d, "strategy", "one", "--hole", hole, "--board", board, "--history",
+               "rc/r") == 0
+    assert "BARELY TRAINED" in capsys.readouterr().out
+    assert run(d, "evaluate", "one", "--lbr-deals", "0", "--h2h-deals", "20") == 0
+    got = reported_counts(capsys.readouterr().out)
+    assert got == direct_counts(weights) and got[(2, "small blind")][1] >= 1
+
+
+def test_training_codes_and_seat_names():
+    from schema.strategy import TRAINING, seat_name, training_codes
+
+    codes = training_codes(np.array([0.0, 0.009, 0.011, 2.0, np.nan]), 1.0)
+    assert [TRAINING[c] for c in codes] == ["never trained", "barely trained", "trained",
+                                             "trained", "unknown"]
+    assert [seat_name("holdem", p) for p in (0, 1)] == ["small blind", "big blind"]
+    assert [seat_name("leduc", p) for p in (0, 1)] == ["player 1", "player 2"]
