@@ -316,3 +316,28 @@ def test_training_codes_and_seat_names():
                                              "trained", "unknown"]
     assert [seat_name("holdem", p) for p in (0, 1)] == ["small blind", "big blind"]
     assert [seat_name("leduc", p) for p in (0, 1)] == ["player 1", "player 2"]
+
+
+def test_solvers_store_the_weight_their_strategy_was_made_from(tmp_path):
+    from leduc_buckets import leduc_coarse
+
+    from solve.abstractions import FunctionAbstraction
+    from solve.algorithms.abstract_cfr import make_solver
+    from solve.algorithms.cfr import CFRSolver
+    from solve.table import to_table
+
+    game = compile_game(leduc())
+    solver = CFRSolver(game, "cfr+").iterate(5)
+    s = solver.average_strategy()
+    # CFR: the accumulator's sum over each information set's actions
+    np.testing.assert_array_equal(s.weight, solver.average_.sum(axis=1))
+    path = tmp_path / "s.parquet"
+    pq.write_table(to_table("s", s), path)
+    np.testing.assert_array_equal(read_strategy(path, game).weight, s.weight)
+    # the type-level form of an abstraction: the average plan's own reach, 0 where unreached
+    ab = FunctionAbstraction("coarse", leduc_coarse)
+    coarse = compile_game(leduc(), ab)
+    f = make_solver(coarse, "cfr+", ab).iterate(200).average_strategy()
+    assert f.weight is not None and ((f.weight > 0) == f.reached).all()
+    first = coarse.infoset_histories() == ""  # a player's first decision: reached with prob. 1
+    np.testing.assert_allclose(f.weight[first & (coarse.info_player == 0)], 1.0)
