@@ -15,8 +15,9 @@ into it is 0 in the solver's realization plan, e.g. after an action the LP plays
 probability 0). The behaviour there is undefined: those tables store the uniform strategy as a
 playable default in ``probability`` (the classic-game tables, ``solve/cli/classic.py``, store
 NULL instead). It does not change the realization plan, so value and exploitability do not
-depend on it. Tables without the column (older ones, Hold'em, 3-player Kuhn) are read as all
-reached; in the DuckDB ``strategies`` view (``union_by_name``) their ``reached`` is NULL.
+depend on it. Since issue 47 Hold'em and 3-player Kuhn tables carry it too (weight > 0).
+Tables without the column (older ones) are read as all reached; in the DuckDB ``strategies``
+view (``union_by_name``) their ``reached`` is NULL.
 
 ``weight`` (:data:`WEIGHT_FIELD`, issue 47; every table ``solve`` writes): how much
 average-strategy weight the information set received, the same on each of its rows. For the
@@ -32,8 +33,8 @@ information sets with positive weight (both seats), the scale :func:`training_co
 against, so that the SQL views need no pass over the whole table. A weight of 0 is **never
 trained** (the probabilities there are the uniform default, no advice); a positive weight
 below :data:`BARELY_TRAINED` times the round's mean is **barely trained**. Tables without the
-columns (written before issue 47, and three-player Kuhn) read as weight unknown: NULL in the
-views, ``training`` "unknown".
+columns (written before issue 47) read as weight unknown: NULL in the views, ``training``
+"unknown" (or "never trained" where ``reached`` is false).
 
 Seats and numbering (one convention for every output: look-ups, ``evaluate``, the API's JSON,
 the SQL views): players and rounds are numbered from 1 and seats are named by

@@ -85,14 +85,15 @@ class Lookup:
 def training_fields(weight: float | None, round_mean: float | None, reached: bool) -> dict:
     """``reached``, ``training``, ``trained``, ``weight`` and ``weight_threshold`` of a
     :class:`Lookup` from the information set's weight and its round's mean weight (None when
-    the table stores no weight: "never trained" if flagged unreached, else "unknown")."""
+    the table stores no weight: "never trained" if flagged unreached, else "unknown"); an
+    information set the table flags unreached is never trained whatever its weight."""
     if weight is None:
         code = 2 if not reached else 3
         return {"reached": reached, "training": TRAINING[code], "trained": None if code == 3
                 else False, "weight": None, "weight_threshold": None}
     mean = float("nan") if round_mean is None else float(round_mean)
-    code = int(training_codes(np.array([weight]), mean)[0])
-    return {"reached": bool(weight > 0), "training": TRAINING[code], "trained": code == 0,
+    code = int(training_codes(np.array([weight if reached else 0.0]), mean)[0])
+    return {"reached": code != 2, "training": TRAINING[code], "trained": code == 0,
             "weight": float(weight),
             "weight_threshold": None if np.isnan(mean) else BARELY_TRAINED * mean}
 
