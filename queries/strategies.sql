@@ -19,9 +19,8 @@ WITH stored AS (
 SELECT * REPLACE (CAST(round + 1 AS TINYINT) AS round, CAST(player + 1 AS TINYINT) AS player),
        CASE WHEN game = 'holdem' THEN CASE player WHEN 0 THEN 'small blind' ELSE 'big blind' END
             ELSE 'player ' || CAST(player + 1 AS VARCHAR) END AS seat,
-       CASE WHEN weight IS NULL THEN CASE WHEN reached = false THEN 'never trained'
-                                          ELSE 'unknown' END
-            WHEN weight <= 0 THEN 'never trained'
+       CASE WHEN reached = false OR weight <= 0 THEN 'never trained'
+            WHEN weight IS NULL THEN 'unknown'
             WHEN weight < 0.01 * coalesce(round_mean_weight, 0) THEN 'barely trained'
             ELSE 'trained' END AS training
 FROM stored;

@@ -341,3 +341,35 @@ def test_solvers_store_the_weight_their_strategy_was_made_from(tmp_path):
     assert f.weight is not None and ((f.weight > 0) == f.reached).all()
     first = coarse.infoset_histories() == ""  # a player's first decision: reached with prob. 1
     np.testing.assert_allclose(f.weight[first & (coarse.info_player == 0)], 1.0)
+
+
+def test_leduc_view_agrees_with_the_table_and_reads_old_tables(leduc_dir, tmp_path):
+    from queries.views import connect, create_views
+
+    infosets = leduc_infosets(leduc_dir)
+    means = {}
+    for rnd, _, w, _ in infosets.values():
+        if w > 0:
+            means.setdefault(rnd, []).append(w)
+    create_views(leduc_dir)
+    with connect(leduc_dir) as con:
+        rows = con.execute("SELECT DISTINCT cards, history, round, player, seat, training "
+                           "FROM strategies WHERE strategy = 'l'").fetchall()
+    assert len(rows) == len(infosets)
+    for cards, history, rnd, player, seat, training in rows:
+        r, p, w, _ = infosets[(cards, history)]
+        assert (rnd, player, seat) == (r + 1, p + 1, f"player {p + 1}")
+        want = ("never trained" if w == 0 else "barely trained"
+                if w < BARELY_TRAINED * np.mean(means[r]) else "trained")
+        assert training == want
+    # a table written before weights: unknown, or never trained where flagged unreached
+    old = tmp_path / "old"
+    (old / "strategies" / "l").mkdir(parents=True)
+    t = pq.read_table(strategy_path(leduc_dir, "l"))
+    pq.write_table(t.drop(["weight", "round_mean_weight"]), strategy_path(old, "l"))
+    create_views(old)
+    with connect(old) as con:
+        got = dict(con.execute("SELECT training, count(*) FROM strategies GROUP BY ALL")
+                   .fetchall())
+    never = sum(1 for r in t.column("reached").to_pylist() if not r)
+    assert got == {"unknown": t.num_rows - never, "never trained": never}
