@@ -240,8 +240,14 @@ class HoldemLookup:
 
     def __init__(self, data_dir: str | Path, name: str):
         self.name = name
-        policy, tree = load_policy(name, Path(data_dir), {})
+        cache: dict = {}
+        policy, tree = load_policy(name, Path(data_dir), cache)
         self.policy, self.tree = policy, tree
+        # how well a spot was trained is a property of the average weights, also for a
+        # thresholded NAME~TAU (whose weights are the thresholded probabilities)
+        base, it, tau = spec_parts(name)
+        self.trained_weights = policy.weights if tau is None else load_policy(
+            base + ("" if it is None else f"@{it}"), Path(data_dir), cache)[0].weights
         self.node = {tree.history[n]: int(n) for n in tree.decision_nodes()}
         self.tabs = indexer_tables()
         self.abstraction = policy.buckets.name
@@ -252,8 +258,8 @@ class HoldemLookup:
         """Per round, the mean weight of its trained information sets (one pass over the
         weights the first time it is asked for)."""
         if self._round_mean is None:
-            self._round_mean = round_means(self.tree, self.policy.buckets, self.policy.weights,
-                                           self.policy.offset)
+            self._round_mean = round_means(self.tree, self.policy.buckets,
+                                           self.trained_weights, self.policy.offset)
         return self._round_mean
 
     def at(self, hole: str, board: str = "", history: str = "") -> Lookup:
@@ -282,6 +288,7 @@ class HoldemLookup:
         w = np.asarray(self.policy.weights[base:base + k], dtype=np.float64)
         total = w.sum()
         probs = (w / total if total > 0 else np.full(k, 1.0 / k)).tolist()
+        trained = float(np.asarray(self.trained_weights[base:base + k], np.float64).sum())
         return Lookup(strategy=self.name, game="holdem", abstraction=self.abstraction,
                       seat=seat_name("holdem", int(tree.player[n])),
                       player=int(tree.player[n]) + 1, round=rnd + 1, history=history,
@@ -289,8 +296,7 @@ class HoldemLookup:
                       board="".join(format_card(c) for c in board_ids),
                       infoset=".".join(str(int(b)) for b in out[:rnd + 1]),
                       actions=tree.action_names(n), probabilities=probs,
-                      **training_fields(float(total), float(self.round_mean[rnd]),
-                                        bool(total > 0)))
+                      **training_fields(trained, float(self.round_mean[rnd]), trained > 0))
 
 
 def open_lookup(data_dir: str | Path, name: str):

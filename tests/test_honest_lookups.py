@@ -140,6 +140,26 @@ def test_holdem_lookup_says_never_trained_where_the_weights_are_zero(holdem_dir,
     assert js["reached"] is False and js["trained"] is False
     assert js["training"] == "never trained" and js["weight"] == 0.0
     assert js["seat"] == "small blind" and js["player"] == 1 and js["round"] == 2
+    # the purified strategy was trained exactly where the strategy was: the average weights
+    pure = open_lookup(holdem_dir, "one~pure")
+    board, hole = trained_spot(look)
+    a, b = look.at(hole, board, "rc/r"), pure.at(hole, board, "rc/r")
+    assert a.training == "trained" and (a.weight, a.training) == (b.weight, b.training)
+    a, b = look.at(never, "2c2d2h", "rc/r"), pure.at(never, "2c2d2h", "rc/r")
+    assert b.training == "never trained" and a.weight == b.weight == 0
+
+
+def trained_spot(look):
+    """(board, hole) where the small blind's flop information set at rc/r was trained."""
+    from itertools import combinations
+
+    from etl.cards import format_card
+
+    return next(
+        (board, h) for board in ("9s5h3d", "Kc8d4h", "AsQsTs", "7c8h9s", "6d6h2c")
+        for h in (format_card(a) + format_card(b) for a, b in combinations(range(52), 2))
+        if not {h[:2], h[2:]} & {board[i:i + 2] for i in (0, 2, 4)}
+        and look.at(h, board, "rc/r").training == "trained")
 
 
 def test_holdem_api_and_range_grid_say_never_trained(holdem_dir):
@@ -270,17 +290,8 @@ def test_holdem_barely_trained_below_one_percent_of_the_round_mean(holdem_dir, t
 
     d = tmp_path / "barely"
     shutil.copytree(holdem_dir, d)
-    from itertools import combinations
-
-    from etl.cards import format_card
-
     look = open_lookup(d, "one")
-    # the one trained flop bucket of the small blind at rc/r, on some board
-    board, hole = next(
-        (board, h) for board in ("9s5h3d", "Kc8d4h", "AsQsTs", "7c8h9s", "6d6h2c")
-        for h in (format_card(a) + format_card(b) for a, b in combinations(range(52), 2))
-        if not {h[:2], h[2:]} & {board[i:i + 2] for i in (0, 2, 4)}
-        and look.at(h, board, "rc/r").training == "trained")
+    board, hole = trained_spot(look)
     before = look.at(hole, board, "rc/r")
     # scale that information set's weights down to a millionth: same probabilities, barely
     # trained against the round's other trained information sets
