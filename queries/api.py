@@ -7,9 +7,12 @@ Endpoints (all GET, JSON):
 
 - ``/strategies``, ``/abstractions``: what the catalog holds;
 - ``/strategies/{name}/lookup?hole=AsKd&board=7c8h9s&history=rc/r``: what the strategy plays
-  there (:mod:`solve.lookup`; the same fields as ``cli.py strategy --format json``);
+  there (:mod:`solve.lookup`; the same fields as ``cli.py strategy --format json``: ``seat``,
+  ``reached``, ``trained`` and ``training``, "never trained" where the probabilities are only
+  the uniform default);
 - ``/strategies/{name}/range?history=rc/&board=7c8h9s``: the 13x13 grid of a Texas Hold'em
-  strategy (:mod:`queries.range_grid`; cells every combination of which is blocked are null);
+  strategy (:mod:`queries.range_grid`; cells every combination of which is blocked or never
+  trained are null, ``never_trained`` / ``barely_trained`` count them per cell);
 - ``/sql?q=SELECT...&limit=100``: one read-only statement in the SQL sandbox
   (:mod:`queries.sandbox`: SELECT only, no files outside the data directory, a time limit and
   a row limit);
@@ -223,7 +226,10 @@ function draw() {
       const p = last.probabilities[a][r][c];
       td.dataset.cell = last.cells[r][c];
       td.dataset.p = p === null ? '' : p.toFixed(4);
-      td.title = td.dataset.cell + ': ' + (p === null ? 'blocked' : p.toFixed(3));
+      const untrained = last.never_trained && last.never_trained[r][c] > 0
+        && last.never_trained[r][c] === last.combos[r][c];
+      td.title = td.dataset.cell + ': ' + (p === null ? (untrained ? 'never trained' : 'blocked')
+                                                      : p.toFixed(3));
       td.textContent = last.cells[r][c];
       td.style.background = p === null ? '#eee' : `rgba(40,90,200,${p})`;
       td.style.color = p !== null && p > 0.5 ? 'white' : 'black';
@@ -242,7 +248,8 @@ async function show() {
     const keep = sel.value;
     sel.innerHTML = last.actions.map(x => `<option>${x}</option>`).join('');
     if (last.actions.includes(keep)) sel.value = keep;
-    st.textContent = `player ${last.player} to act`;
+    const seat = last.seat && last.seat !== `player ${last.player}` ? ` (${last.seat})` : '';
+    st.textContent = `player ${last.player}${seat} to act`;
     draw();
   } catch (e) { last = null; draw(); st.textContent = 'error: ' + e.message; }
 }

@@ -8,6 +8,13 @@ probabilities are the mean over the class's card combinations the board does not
 (each combination looked up with :mod:`solve.lookup`, so each is mapped to its own bucket).
 One panel per action, coloured by that action's probability; the picture every poker player
 reads at a glance. ``range_grid`` returns the numbers (for the JSON API and tests).
+
+Honest about training (issue 47): a combination whose information set the solver never trained
+(average-strategy weight 0, ``solve.lookup``'s ``training``) holds only the table's uniform
+default, so it is left out of its cell's mean; a cell none of whose combinations was trained is
+NaN (null in JSON) and drawn grey with "never trained", and ``never_trained`` /
+``barely_trained`` count the combinations of each cell that were (a cell with barely trained
+ones is marked "*" in the picture).
 """
 
 from __future__ import annotations
@@ -44,10 +51,12 @@ def cell_name(row: int, col: int) -> str:
 
 
 def range_grid(data_dir, name: str, history: str = "", board: str = "", look=None) -> dict:
-    """``{"actions": [...], "player": p, "probabilities": (A, 13, 13) list, "combos": (13, 13)
-    list, "cells": (13, 13) names}`` of Texas Hold'em strategy ``name`` at ``history`` and
-    ``board`` (the acting player's hands; NaN where every combination is blocked); ``look``:
-    the strategy's look-up if already open."""
+    """``{"actions": [...], "player": p, "seat": name, "probabilities": (A, 13, 13) list,
+    "combos": (13, 13) list, "never_trained": (13, 13), "barely_trained": (13, 13), "cells":
+    (13, 13) names}`` of Texas Hold'em strategy ``name`` at ``history`` and ``board`` (the
+    acting player's hands; each cell the mean over its unblocked combinations the solver
+    trained, NaN where there are none: module docstring); ``look``: the strategy's look-up if
+    already open."""
     look = open_lookup(data_dir, name) if look is None else look
     if not isinstance(look, HoldemLookup):
         raise UserError(f"range grids are for Texas Hold'em strategies (two hole cards); "
@@ -56,25 +65,32 @@ def range_grid(data_dir, name: str, history: str = "", board: str = "", look=Non
         board_ids = [int(c) for c in parse_cards(board or "")]
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    actions, player = None, None
-    total = count = None
+    actions, player, seat = None, None, None
+    total = count = trained = never = barely = None
     for c0, c1 in combinations(range(52), 2):
         if c0 in board_ids or c1 in board_ids:
             continue
         got = look.at(format_card(c1) + format_card(c0), board, history)
         if actions is None:
-            actions, player = got.actions, got.player
+            actions, player, seat = got.actions, got.player, got.seat
             total = np.zeros((len(actions), 13, 13))
-            count = np.zeros((13, 13))
+            count, trained, never, barely = (np.zeros((13, 13)) for _ in range(4))
         r, c = cell_of(c0, c1)
-        total[:, r, c] += got.probabilities
         count[r, c] += 1
+        if got.training == "never trained":
+            never[r, c] += 1
+            continue
+        barely[r, c] += got.training == "barely trained"
+        total[:, r, c] += got.probabilities
+        trained[r, c] += 1
     if actions is None:
         raise UserError("the board blocks every hand")
     with np.errstate(invalid="ignore"):
-        probs = total / count
+        probs = total / trained
     return {"strategy": name, "history": history, "board": board, "player": player,
-            "actions": actions, "probabilities": probs.tolist(), "combos": count.tolist(),
+            "seat": seat, "actions": actions, "probabilities": probs.tolist(),
+            "combos": count.tolist(), "never_trained": never.tolist(),
+            "barely_trained": barely.tolist(),
             "cells": [[cell_name(r, c) for c in range(13)] for r in range(13)]}
 
 
@@ -86,21 +102,30 @@ def plot_range(grid: dict, path: Path) -> Path:
     import matplotlib.pyplot as plt
 
     probs = np.asarray(grid["probabilities"], dtype=float)
+    combos = np.asarray(grid["combos"], dtype=float)
+    never = np.asarray(grid.get("never_trained", np.zeros((13, 13))), dtype=float)
+    barely = np.asarray(grid.get("barely_trained", np.zeros((13, 13))), dtype=float)
     k = len(grid["actions"])
+    cmap = matplotlib.colormaps["viridis"].with_extremes(bad="#d0d0d0")  # NaN: never trained
     fig, axes = plt.subplots(1, k, figsize=(4.6 * k, 4.9), squeeze=False)
     for a, ax in enumerate(axes[0]):
-        im = ax.imshow(probs[a], vmin=0, vmax=1, cmap="viridis")
+        im = ax.imshow(probs[a], vmin=0, vmax=1, cmap=cmap)
         for r in range(13):
             for c in range(13):
                 v = probs[a, r, c]
-                ax.text(c, r, grid["cells"][r][c], ha="center", va="center", fontsize=5.5,
+                untrained = combos[r, c] > 0 and never[r, c] == combos[r, c]
+                text = grid["cells"][r][c] + ("*" if barely[r, c] else "")
+                ax.text(c, r, text + ("\nnever\ntrained" if untrained else ""), ha="center",
+                        va="center", fontsize=3.8 if untrained else 5.5,
                         color="white" if not np.isnan(v) and v < 0.5 else "black")
         ax.set_xticks(range(13), list(RANKS_DESC))
         ax.set_yticks(range(13), list(RANKS_DESC))
         ax.set_title(f"{grid['actions'][a]}")
         fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
-    fig.suptitle(f"{grid['strategy']}: player {grid['player']}, history "
-                 f"'{grid['history'] or '-'}', board {grid['board'] or '-'}")
+    fig.suptitle(f"{grid['strategy']}: {_seat(grid)}, history "
+                 f"'{grid['history'] or '-'}', board {grid['board'] or '-'}"
+                 + ("  (grey: never trained, *: barely trained combinations)"
+                    if never.any() or barely.any() else ""))
     fig.tight_layout()
     path = Path(path)
     try:  # atomic: a half-written picture never has the final name, and no temp file stays
@@ -109,6 +134,13 @@ def plot_range(grid: dict, path: Path) -> Path:
     finally:
         plt.close(fig)
     return path
+
+
+def _seat(grid: dict) -> str:
+    """"big blind, player 2" (the seat's name and number, numbered from 1)."""
+    number = f"player {grid['player']}"
+    seat = grid.get("seat") or number
+    return number if seat == number else f"{seat}, {number}"
 
 
 def register(subparsers) -> None:
@@ -127,10 +159,17 @@ def run(args) -> int:
     grid = range_grid(resolve_data_dir(), args.strategy, args.history, args.board)
     plot_range(grid, out)
     probs = np.asarray(grid["probabilities"])
-    combos = np.asarray(grid["combos"])
-    mean = [float(np.nansum(probs[a] * combos) / combos.sum()) for a in range(len(probs))]
-    print(f"player {grid['player']} at history '{args.history or '-'}', board "
+    never = np.asarray(grid["never_trained"])
+    barely = np.asarray(grid["barely_trained"])
+    trained = np.asarray(grid["combos"]) - never
+    mean = [float(np.nansum(probs[a] * trained) / max(trained.sum(), 1))
+            for a in range(len(probs))]
+    print(f"{_seat(grid)} at history '{args.history or '-'}', board "
           f"{args.board or '-'}: " + ", ".join(f"{a} {m:.3f}" for a, m in
-                                               zip(grid["actions"], mean)) + " (over all hands)")
+                                               zip(grid["actions"], mean))
+          + " (over all trained hands)")
+    if never.sum() or barely.sum():
+        print(f"{int(never.sum()):,} of {int(np.sum(grid['combos'])):,} hands never trained "
+              f"(left out: grey), {int(barely.sum()):,} barely trained (*)")
     print(out)
     return 0

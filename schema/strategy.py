@@ -15,14 +15,39 @@ into it is 0 in the solver's realization plan, e.g. after an action the LP plays
 probability 0). The behaviour there is undefined: those tables store the uniform strategy as a
 playable default in ``probability`` (the classic-game tables, ``solve/cli/classic.py``, store
 NULL instead). It does not change the realization plan, so value and exploitability do not
-depend on it. Tables without the column (older ones, Hold'em, 3-player Kuhn) are read as all
-reached; in the DuckDB ``strategies`` view (``union_by_name``) their ``reached`` is NULL.
+depend on it. Since issue 47 Hold'em and 3-player Kuhn tables carry it too (weight > 0).
+Tables without the column (older ones) are read as all reached; in the DuckDB ``strategies``
+view (``union_by_name``) their ``reached`` is NULL.
+
+``weight`` (:data:`WEIGHT_FIELD`, issue 47; every table ``solve`` writes): how much
+average-strategy weight the information set received, the same on each of its rows. For the
+CFR family it is the sum of the average-strategy accumulator over the information set's actions
+before normalising (Texas Hold'em: ``average.npy``, as sampled; the compiled-game CFR: chance
+weighted). Solvers without an accumulator (the LP, the sequence-form CFR/EGT/GA on a
+realization plan, the type-level form of an abstraction) store the player's own reach
+probability of the information set under the plan they return (the plan's parent sequence;
+summed over the members of a tied information set): the same meaning, the weight the
+normalised behaviour was made from, and 0 exactly where the strategy's own play never gets.
+``round_mean_weight`` (:data:`ROUND_MEAN_FIELD`): the mean ``weight`` over the round's
+information sets with positive weight (both seats), the scale :func:`training_codes` measures
+against, so that the SQL views need no pass over the whole table. A weight of 0 is **never
+trained** (the probabilities there are the uniform default, no advice); a positive weight
+below :data:`BARELY_TRAINED` times the round's mean is **barely trained**. Tables without the
+columns (written before issue 47) read as weight unknown: NULL in the views, ``training``
+"unknown" (or "never trained" where ``reached`` is false).
+
+Seats and numbering (one convention for every output: look-ups, ``evaluate``, the API's JSON,
+the SQL views): players and rounds are numbered from 1 and seats are named by
+:func:`seat_name` ("small blind" / "big blind" in Texas Hold'em, "player 1" / "player 2" in
+games without blinds). The stored Parquet columns ``round`` and ``player`` stay 0-based, as
+written since issue 3; the ``strategies`` view shows them from 1 and adds ``seat``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 
 STRATEGIES_DIR = "strategies"
@@ -48,13 +73,66 @@ STRATEGY_SCHEMA = pa.schema([
 
 REACHED_FIELD = pa.field("reached", pa.bool_(), nullable=False)
 STRATEGY_REACHED_SCHEMA = STRATEGY_SCHEMA.append(REACHED_FIELD)
+WEIGHT_FIELD = pa.field("weight", pa.float64(), nullable=True)
+ROUND_MEAN_FIELD = pa.field("round_mean_weight", pa.float64(), nullable=True)
+#: what ``solve`` writes since issue 47: ``reached``, ``weight`` and ``round_mean_weight``
+STRATEGY_WEIGHT_SCHEMA = STRATEGY_REACHED_SCHEMA.append(WEIGHT_FIELD).append(ROUND_MEAN_FIELD)
+
+
+def _nullable_probability(schema: pa.Schema) -> pa.Schema:
+    return pa.schema([pa.field("probability", pa.float64(), nullable=True)
+                      if f.name == "probability" else f for f in schema])
+
+
 #: the classic games' tables (``solve/cli/classic.py``): ``probability`` NULL where no behaviour
-#: is defined, plus ``reached``
-CLASSIC_STRATEGY_SCHEMA = pa.schema(
-    [pa.field("probability", pa.float64(), nullable=True) if f.name == "probability" else f
-     for f in STRATEGY_SCHEMA] + [REACHED_FIELD])
-#: every schema a stored ``strategy.parquet`` has, whatever its format
-STRATEGY_SCHEMAS = (STRATEGY_SCHEMA, STRATEGY_REACHED_SCHEMA, CLASSIC_STRATEGY_SCHEMA)
+#: is defined; before issue 47 without the weights
+CLASSIC_STRATEGY_SCHEMA = _nullable_probability(STRATEGY_REACHED_SCHEMA)
+CLASSIC_WEIGHT_SCHEMA = _nullable_probability(STRATEGY_WEIGHT_SCHEMA)
+#: every schema a stored ``strategy.parquet`` has, whatever its format and age
+STRATEGY_SCHEMAS = (STRATEGY_SCHEMA, STRATEGY_REACHED_SCHEMA, CLASSIC_STRATEGY_SCHEMA,
+                    STRATEGY_WEIGHT_SCHEMA, CLASSIC_WEIGHT_SCHEMA)
+
+#: An information set whose average-strategy weight is positive but below this fraction of the
+#: mean weight of its round's trained information sets is "barely trained": its average was
+#: made from about a hundredth of the play a typical information set of the round saw, so its
+#: probabilities are mostly the first few iterations' (close to uniform), not a converged
+#: strategy. Relative to the round, because weights shrink round by round (more information
+#: sets share the reach) and are in each solver's own units.
+BARELY_TRAINED = 0.01
+
+#: :func:`training_codes` values, by index
+TRAINING = ("trained", "barely trained", "never trained", "unknown")
+
+
+def round_mean_weights(weight: np.ndarray, rounds: np.ndarray, n_rounds: int) -> np.ndarray:
+    """Per round, the mean of the positive ``weight`` of the information sets in it (one entry
+    per information set; ``rounds`` 0-based); NaN for a round with none."""
+    w = np.asarray(weight, dtype=np.float64)
+    r = np.asarray(rounds, dtype=np.int64)
+    pos = w > 0
+    total = np.bincount(r[pos], weights=w[pos], minlength=n_rounds)
+    count = np.bincount(r[pos], minlength=n_rounds)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.maximum(count, 1), np.nan)
+
+
+def training_codes(weight, round_mean) -> np.ndarray:
+    """Index into :data:`TRAINING` of each information set: 2 never trained (weight 0),
+    1 barely trained (below :data:`BARELY_TRAINED` x its round's mean), 0 trained, 3 unknown
+    (weight NaN: a table without weights)."""
+    w = np.asarray(weight, dtype=np.float64)
+    m = np.asarray(round_mean, dtype=np.float64)
+    code = np.where(w < BARELY_TRAINED * np.nan_to_num(m, nan=0.0), 1, 0)
+    code = np.where(w <= 0, 2, code)
+    return np.where(np.isnan(w), 3, code).astype(np.int8)
+
+
+def seat_name(game: str, player: int) -> str:
+    """The name of 0-based seat ``player`` in ``game``: "small blind" / "big blind" in Texas
+    Hold'em (the small blind, seat 0, acts first preflop), "player N" (from 1) elsewhere."""
+    if game == "holdem":
+        return ("small blind", "big blind")[int(player)]
+    return f"player {int(player) + 1}"
 
 #: Parquet key-value metadata naming a strategy table's format, which says how to read it back:
 #: ``compiled`` (a game of limit poker rules compiled to arrays, ``solve.table``), ``tree`` (a

@@ -5,9 +5,18 @@
 
 maps the situation to the information set it belongs to in the strategy's game (the canonical
 hand and public cards up to suit isomorphism, or the bucket sequence of an abstraction) and
-returns that information set's action probabilities and whether the strategy's own play ever
-reaches it. The betting history is in the ACPC match-state notation every poker-AI tool reads:
-``c`` check/call, ``r`` bet/raise, ``f`` fold, rounds separated by ``/`` (a history that has
+returns that information set's action probabilities, who acts (``seat``: "small blind" / "big
+blind" in Texas Hold'em, "player 1" / "player 2" elsewhere; ``player`` and ``round`` numbered
+from 1) and how well the solver trained it: ``weight`` is the average-strategy weight the
+information set received (``schema.strategy``: the accumulator's sum over its actions, or the
+own reach of an LP's plan), ``reached`` whether it is positive, and ``training`` one of
+"trained", "never trained" (weight 0: the probabilities are the uniform default the table
+stores, no advice), "barely trained" (below ``schema.strategy.BARELY_TRAINED`` = 1% of the mean
+weight of the round's trained information sets, ``weight_threshold``: an average of a few
+early iterations) or "unknown" (a table written before weights were stored); ``trained`` is
+True only for "trained" (None when unknown).
+
+The betting history is in the ACPC match-state notation every poker-AI tool reads: ``c`` check/call, ``r`` bet/raise, ``f`` fold, rounds separated by ``/`` (a history that has
 just finished a round ends with ``/``). The cards are the acting player's private cards and the
 public cards dealt so far, in the game's card notation (``As``, ``Td``; Leduc ``Ja`` .. ``Kb``;
 Kuhn ``J``, ``Q``, ``K``).
@@ -15,9 +24,8 @@ Kuhn ``J``, ``Q``, ``K``).
 Games defined by limit poker rules (Kuhn, Leduc, Rhode Island Hold'em real and abstracted,
 plug-ins: ``solve.games.registry``) and limit Texas Hold'em on an abstraction (the bucket of
 each round from the abstraction's tables through the canonical hand index, as the solver
-looks them up; "reached" there means the solver's average strategy holds weight at that
-information set) are supported; every bad input (unknown card, a repeated
-card, the wrong number of cards, an illegal history, a board that does not match the
+looks them up, the weights read from the run's ``average.npy``) are supported; every bad
+input (unknown card, a repeated card, the wrong number of cards, an illegal history, a board that does not match the
 history's round, a history after which nobody acts) is a one-line :class:`UserError`.
 """
 
@@ -32,6 +40,8 @@ import pyarrow.parquet as pq
 from etl.cards import format_card
 from etl.cards import parse_cards as parse_holdem
 from schema.errors import UserError, first_line
+from schema.strategy import (BARELY_TRAINED, TRAINING, round_mean_weights, seat_name,
+                             training_codes)
 from solve.abstractions import load_abstraction
 from solve.games import registry
 from solve.games.compile import ACTION_NAMES, CompiledGame, compile_game
@@ -39,6 +49,7 @@ from solve.games.rules import LimitPokerRules
 from solve.holdem import _kernels as HK
 from solve.holdem.buckets import indexer_tables
 from solve.holdem.run import load_policy, spec_parts
+from solve.holdem.table import round_means
 from solve.runs import NAME_PATTERN
 from solve.table import read_strategy, strategy_path
 
@@ -52,6 +63,7 @@ class Lookup:
     strategy: str
     game: str
     abstraction: str | None
+    seat: str                   # "small blind" / "big blind" (holdem), else "player 1" / "player 2"
     player: int                 # 1 or 2: who acts
     round: int                  # 1-based
     history: str
@@ -61,9 +73,29 @@ class Lookup:
     actions: list[str]
     probabilities: list[float]
     reached: bool               # False: the strategy's own play never gets here
+    training: str               # trained, barely trained, never trained, unknown (module doc)
+    trained: bool | None        # training == "trained"; None if unknown
+    weight: float | None        # average-strategy weight of the information set; None unknown
+    weight_threshold: float | None  # below it (and above 0): barely trained
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+def training_fields(weight: float | None, round_mean: float | None, reached: bool) -> dict:
+    """``reached``, ``training``, ``trained``, ``weight`` and ``weight_threshold`` of a
+    :class:`Lookup` from the information set's weight and its round's mean weight (None when
+    the table stores no weight: "never trained" if flagged unreached, else "unknown"); an
+    information set the table flags unreached is never trained whatever its weight."""
+    if weight is None:
+        code = 2 if not reached else 3
+        return {"reached": reached, "training": TRAINING[code], "trained": None if code == 3
+                else False, "weight": None, "weight_threshold": None}
+    mean = float("nan") if round_mean is None else float(round_mean)
+    code = int(training_codes(np.array([weight if reached else 0.0]), mean)[0])
+    return {"reached": code != 2, "training": TRAINING[code], "trained": code == 0,
+            "weight": float(weight),
+            "weight_threshold": None if np.isnan(mean) else BARELY_TRAINED * mean}
 
 
 def parse_cards(text: str, rules: LimitPokerRules, what: str) -> list[int]:
@@ -174,6 +206,9 @@ class StrategyLookup:
         except (ValueError, OSError) as exc:
             raise UserError(f"strategy {name!r}: {exc}") from None
         self.labels = self.game.infoset_labels()
+        w = self.strategy.weight
+        self.round_mean = (None if w is None else round_mean_weights(
+            w, self.game.info_round, int(self.game.info_round.max()) + 1))
 
     def at(self, hole: str, board: str = "", history: str = "") -> Lookup:
         """What the strategy plays at the situation (module docstring)."""
@@ -187,12 +222,16 @@ class StrategyLookup:
         actions = [ACTION_NAMES[int(a)] for a in game.child_action[start:start + count]]
         probs = [float(p) for p in self.strategy.probs[infoset, :count]]
         reached = True if self.strategy.reached is None else bool(self.strategy.reached[infoset])
+        w = self.strategy.weight
+        rnd = int(game.info_round[infoset])
         return Lookup(strategy=self.name, game=self.game_name, abstraction=self.abstraction,
+                      seat=seat_name(self.game_name, player),
                       player=player + 1, round=history.count("/") + 1, history=history,
                       hole="".join(rules.card_str(c) for c in hole_ids),
                       board="".join(rules.card_str(c) for c in board_ids),
                       infoset=str(self.labels[infoset]), actions=actions, probabilities=probs,
-                      reached=reached)
+                      **training_fields(None if w is None else float(w[infoset]),
+                                        None if w is None else self.round_mean[rnd], reached))
 
 
 class HoldemLookup:
@@ -201,11 +240,27 @@ class HoldemLookup:
 
     def __init__(self, data_dir: str | Path, name: str):
         self.name = name
-        policy, tree = load_policy(name, Path(data_dir), {})
+        cache: dict = {}
+        policy, tree = load_policy(name, Path(data_dir), cache)
         self.policy, self.tree = policy, tree
+        # how well a spot was trained is a property of the average weights, also for a
+        # thresholded NAME~TAU (whose weights are the thresholded probabilities)
+        base, it, tau = spec_parts(name)
+        self.trained_weights = policy.weights if tau is None else load_policy(
+            base + ("" if it is None else f"@{it}"), Path(data_dir), cache)[0].weights
         self.node = {tree.history[n]: int(n) for n in tree.decision_nodes()}
         self.tabs = indexer_tables()
         self.abstraction = policy.buckets.name
+        self._round_mean = None
+
+    @property
+    def round_mean(self) -> np.ndarray:
+        """Per round, the mean weight of its trained information sets (one pass over the
+        weights the first time it is asked for)."""
+        if self._round_mean is None:
+            self._round_mean = round_means(self.tree, self.policy.buckets,
+                                           self.trained_weights, self.policy.offset)
+        return self._round_mean
 
     def at(self, hole: str, board: str = "", history: str = "") -> Lookup:
         buckets, tree = self.policy.buckets, self.tree
@@ -233,12 +288,15 @@ class HoldemLookup:
         w = np.asarray(self.policy.weights[base:base + k], dtype=np.float64)
         total = w.sum()
         probs = (w / total if total > 0 else np.full(k, 1.0 / k)).tolist()
+        trained = float(np.asarray(self.trained_weights[base:base + k], np.float64).sum())
         return Lookup(strategy=self.name, game="holdem", abstraction=self.abstraction,
+                      seat=seat_name("holdem", int(tree.player[n])),
                       player=int(tree.player[n]) + 1, round=rnd + 1, history=history,
                       hole="".join(format_card(c) for c in hole_ids),
                       board="".join(format_card(c) for c in board_ids),
                       infoset=".".join(str(int(b)) for b in out[:rnd + 1]),
-                      actions=tree.action_names(n), probabilities=probs, reached=bool(total > 0))
+                      actions=tree.action_names(n), probabilities=probs,
+                      **training_fields(trained, float(self.round_mean[rnd]), trained > 0))
 
 
 def open_lookup(data_dir: str | Path, name: str):

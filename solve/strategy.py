@@ -23,11 +23,16 @@ class Strategy:
     own sequence weight into it is 0 in the solver's weights): no behaviour is defined there and
     ``probs`` holds the uniform strategy as a playable default. ``None``: not known, taken as
     all reached.
+
+    ``weight[I]``: the average-strategy weight infoset ``I`` received (``schema.strategy``'s
+    ``weight``: the accumulator's sum over its actions for CFR, the own reach probability of
+    the plan for the LP); ``None``: not known (a table written before weights were stored).
     """
 
     game: CompiledGame
     probs: np.ndarray  # (I, 3)
     reached: np.ndarray | None = None  # (I,) bool
+    weight: np.ndarray | None = None  # (I,) float
 
     def unreached(self) -> np.ndarray:
         """Indices of the infosets flagged as never reached (empty if ``reached`` is None)."""
@@ -44,11 +49,13 @@ class Strategy:
 
     @classmethod
     def from_weights(cls, game: CompiledGame, weights: np.ndarray,
-                     reached: np.ndarray | None = None) -> "Strategy":
+                     reached: np.ndarray | None = None,
+                     weight: np.ndarray | None = None) -> "Strategy":
         """Normalise non-negative per-infoset weights (e.g. CFR average sums); uniform if all 0.
 
         ``reached``: (I,) bool flags of the infosets the weights' own player reaches (see the
-        class docstring); stored on the result.
+        class docstring); stored on the result. ``weight``: (I,) the infosets' average-strategy
+        weight (class docstring); None: the sum of ``weights`` over each infoset's actions.
         """
         w = np.asarray(weights, dtype=np.float64)
         nact = game.info_nact.astype(np.int64)
@@ -60,7 +67,10 @@ class Strategy:
             reached = np.asarray(reached, dtype=bool)
             if reached.shape != (game.n_infosets,):
                 raise ValueError(f"reached has shape {reached.shape}, expected ({game.n_infosets},)")
-        return cls(game, probs, reached)
+        own = w.sum(axis=1) if weight is None else np.asarray(weight, dtype=np.float64)
+        if own.shape != (game.n_infosets,):
+            raise ValueError(f"weight has shape {own.shape}, expected ({game.n_infosets},)")
+        return cls(game, probs, reached, own)
 
     @classmethod
     def uniform(cls, game: CompiledGame) -> "Strategy":

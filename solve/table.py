@@ -1,8 +1,8 @@
 """Strategy tables: a solved profile as Parquet rows, one per (information set, action).
 
-Schema in :mod:`schema.strategy` (``STRATEGY_REACHED_SCHEMA``: with the ``reached`` flag of
-information sets the player's own strategy never reaches; their ``probability`` is the uniform
-playable default); files at ``<data_dir>/strategies/<name>/strategy.parquet``
+Schema in :mod:`schema.strategy` (``STRATEGY_WEIGHT_SCHEMA``: with the ``reached`` flag of
+information sets the player's own strategy never reaches, their ``probability`` the uniform
+playable default, and each information set's average-strategy ``weight``); files at ``<data_dir>/strategies/<name>/strategy.parquet``
 (written atomically), read in DuckDB through the ``strategies`` view
 (``queries/strategies.sql``). Rows are in infoset order, actions in tree order, so reading
 back into a compiled game is a column comparison plus a reshape.
@@ -18,8 +18,10 @@ import pyarrow.parquet as pq
 
 from schema.errors import UserError, first_line
 from schema.storage import atomic_write_parquet
-from schema.strategy import (FORMAT_KEY, FORMATS, STRATEGIES_DIR, STRATEGY_REACHED_SCHEMA,  # noqa: F401
-                             STRATEGY_SCHEMA, TABLE_FILE, strategy_path, with_format)
+from schema.strategy import (BARELY_TRAINED, FORMAT_KEY, FORMATS, STRATEGIES_DIR,  # noqa: F401
+                             STRATEGY_REACHED_SCHEMA, STRATEGY_SCHEMA, STRATEGY_WEIGHT_SCHEMA,
+                             TABLE_FILE, round_mean_weights, seat_name, training_codes,
+                             strategy_path, with_format)
 from solve.games.compile import ACTION_NAMES, CompiledGame
 from solve.strategy import Strategy
 
@@ -33,8 +35,9 @@ def _rows(game: CompiledGame):
 
 
 def to_table(name: str, strategy: Strategy) -> pa.Table:
-    """Arrow table (STRATEGY_REACHED_SCHEMA) of ``strategy`` under run name ``name``; ``reached``
-    is all true when ``strategy.reached`` is None."""
+    """Arrow table (STRATEGY_WEIGHT_SCHEMA) of ``strategy`` under run name ``name``; ``reached``
+    is all true when ``strategy.reached`` is None, ``weight`` NULL when ``strategy.weight``
+    is."""
     g = strategy.game
     inf, a, actions = _rows(g)
     n = len(inf)
@@ -56,11 +59,25 @@ def to_table(name: str, strategy: Strategy) -> pa.Table:
         "action": dict_col(actions),
         "probability": pa.array(strategy.probs[inf, a], pa.float64()),
         "reached": pa.array(reached[inf], pa.bool_()),
+        **_weight_columns(g, strategy.weight, inf),
     }
-    schema = STRATEGY_REACHED_SCHEMA
+    schema = STRATEGY_WEIGHT_SCHEMA
     cols = {k: (v.cast(schema.field(k).type) if v.type != schema.field(k).type else v)
             for k, v in cols.items()}
     return pa.Table.from_pydict(cols, schema=with_format(schema, "compiled"))
+
+
+def _weight_columns(g: CompiledGame, weight, inf) -> dict:
+    """``weight`` and ``round_mean_weight`` of the rows of infosets ``inf`` (NULL if unknown)."""
+    if weight is None:
+        return {"weight": pa.nulls(len(inf), pa.float64()),
+                "round_mean_weight": pa.nulls(len(inf), pa.float64())}
+    w = np.asarray(weight, dtype=np.float64)
+    rounds = g.info_round.astype(np.int64)
+    mean = round_mean_weights(w, rounds, int(rounds.max()) + 1 if len(rounds) else 1)
+    m = mean[rounds[inf]]
+    return {"weight": pa.array(w[inf], pa.float64()),
+            "round_mean_weight": pa.array(m, pa.float64(), mask=np.isnan(m))}
 
 
 def write_strategy(data_dir: Path, name: str, strategy: Strategy) -> tuple[Path, str]:
@@ -108,6 +125,8 @@ def read_strategy(path: str | Path, game: CompiledGame) -> Strategy:
 
     ``reached`` comes from the table's column (None if the table has none: all reached); a
     never-reached information set whose probabilities are NULL gets the uniform default.
+    ``weight`` from its column: None (unknown) for a table written before it existed or with
+    NULL weights.
 
     Raises:
         ValueError: if the table belongs to another game or abstraction.
@@ -142,4 +161,49 @@ def read_strategy(path: str | Path, game: CompiledGame) -> Strategy:
         prob = np.where(np.isnan(prob), 1.0 / nact[inf], prob)
     probs = np.zeros((game.n_infosets, 3))
     probs[inf, a] = prob
-    return Strategy(game, probs, reached)
+    weight = None
+    if "weight" in t.column_names and not t.column("weight").null_count:
+        weight = np.zeros(game.n_infosets)
+        weight[inf] = t.column("weight").to_numpy(zero_copy_only=False).astype(np.float64)
+    return Strategy(game, probs, reached, weight)
+
+
+def table_training_counts(path: str | Path) -> list[dict] | None:
+    """``Strategy.training_counts`` read from a stored table of any format but ``holdem``
+    (whose counts come from its weights, ``solve.holdem.table.training_counts``): one row per
+    round (from 1) and seat; None when the table stores no weights."""
+    names = pq.read_schema(path).names
+    if "weight" not in names:
+        return None
+    t = pq.read_table(path, columns=["game", "round", "player", "cards", "history", "weight"])
+    if t.column("weight").null_count:
+        return None
+    infosets = t.group_by(["game", "round", "player", "cards", "history"],
+                          use_threads=False).aggregate([("weight", "max")])
+    game = infosets.column("game").to_pylist()[0] if infosets.num_rows else ""
+    rounds = infosets.column("round").to_numpy().astype(np.int64)
+    players = infosets.column("player").to_numpy().astype(np.int64)
+    weight = infosets.column("weight_max").to_numpy().astype(np.float64)
+    n_rounds = int(rounds.max()) + 1 if len(rounds) else 1
+    mean = round_mean_weights(weight, rounds, n_rounds)
+    code = training_codes(weight, mean[rounds])
+    rows = []
+    for r in range(n_rounds):
+        for p in sorted(set(players[rounds == r].tolist())):
+            mine = (rounds == r) & (players == p)
+            rows.append({"round": r + 1, "seat": seat_name(str(game), p),
+                         "infosets": int(mine.sum()), "never trained": int((code[mine] == 2).sum()),
+                         "barely trained": int((code[mine] == 1).sum()),
+                         "mean weight": float(mean[r])})
+    return rows
+
+
+def training_lines(counts: list[dict] | None) -> list[str]:
+    """``evaluate``'s lines for :func:`table_training_counts` / ``Strategy.training_counts``."""
+    if counts is None:
+        return ["information sets never trained: unknown (the table was written before weights "
+                "were stored)"]
+    return ([f"information sets never trained (weight 0) / barely trained (weight below "
+             f"{BARELY_TRAINED:g} x the round's mean):"]
+            + [f"  round {r['round']} {r['seat']}: {r['never trained']:,} never trained, "
+               f"{r['barely trained']:,} barely trained, of {r['infosets']:,}" for r in counts])

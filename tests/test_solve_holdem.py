@@ -180,13 +180,13 @@ def test_cli_solve_resume_sql_and_errors(tmp_path, capsys):
     views = pytest.importorskip("queries.views")
     with views.connect(tmp_path) as con:
         rows = con.execute("select cards, probability from strategies where strategy = 'h' and "
-                           "round = 0 and history = '' and action = 'raise' order by 1").fetchall()
+                           "round = 1 and history = '' and action = 'raise' order by 1").fetchall()
         assert [r[0] for r in rows] == ["0", "1", "2"]
         worst, = con.execute("select max(abs(s - 1)) from (select sum(probability) s from "
                              "strategies where strategy = 'h' group by history, cards)").fetchone()
         assert worst < 1e-6  # probabilities are stored at float32 precision
         labels, = con.execute("select count(distinct cards) from strategies where "
-                              "strategy = 'h' and round = 1").fetchone()
+                              "strategy = 'h' and round = 2").fetchone()
         assert labels == 6
     assert run(tmp_path, "evaluate", "h") == 0
     assert "local best response" in capsys.readouterr().out

@@ -108,4 +108,7 @@ def solve_lp(game: CompiledGame) -> tuple[Strategy, float]:
             weights[I, a] = max(seqs[seq_offset[I] + a], 0.0)
     # never reached by the player's own plan: behaviour undefined (flagged; uniform default)
     reached = own > REACH_TOL
-    return Strategy.from_weights(game, weights, reached), float(0.5 * (v1 - v2))
+    # the weight the behaviour was made from: the own reach of the plan (schema.strategy),
+    # 0 where flagged (numerical dust below REACH_TOL is no training)
+    return (Strategy.from_weights(game, weights, reached, np.where(reached, own, 0.0)),
+            float(0.5 * (v1 - v2)))

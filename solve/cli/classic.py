@@ -15,9 +15,10 @@ Hooked into :mod:`solve.cli.commands` by :func:`add_arguments` (extra options of
     python cli.py solve --game leduc --algorithm egt --target-exploitability 1e-3
     python cli.py solve --game von-neumann --grid 20 --algorithm ga --generations 50 --seed 1
 
-Strategy tables: ``schema.strategy.STRATEGY_SCHEMA`` plus a ``reached`` column (false for an
-information set the player's own strategy never reaches: its behaviour is undefined, stored
-as probability NULL, and listed on the console), and the game with its parameters in the
+Strategy tables: ``schema.strategy.STRATEGY_WEIGHT_SCHEMA``: ``reached`` false for an
+information set the player's own strategy never reaches (its behaviour is undefined, stored
+as probability NULL, and listed on the console), ``weight`` the plan's own reach of each
+information set (these solvers return a realization plan, not an accumulator), and the game with its parameters in the
 Parquet metadata, so :func:`evaluate_command` (``cli.py evaluate``) rebuilds the game.
 """
 
@@ -35,7 +36,7 @@ from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 from schema.progress import progress_bar
 from schema.storage import atomic_write_parquet
-from schema.strategy import CLASSIC_STRATEGY_SCHEMA, with_format
+from schema.strategy import CLASSIC_WEIGHT_SCHEMA, round_mean_weights, with_format
 from solve.algorithms import _treeplex_kernels as K
 from solve.algorithms.egt import EGTSolver
 from solve.algorithms.ga import GAParams, GeneticSolver
@@ -174,7 +175,9 @@ def run(args) -> int:
     wall = time.time() - t0
     beh = [behaviour(sf, p, plans[p], tol=0.0 if args.exact else REACH_TOL) for p in (0, 1)]
     ddir = resolve_data_dir()
-    path = _store(ddir, name, tree, beh, args.algorithm + ("-exact" if args.exact else ""), iterations,
+    reach = [np.array([float(v) for v in np.asarray(plans[p], dtype=object)[
+        np.asarray(sf.parent[p], dtype=np.int64)]]) for p in (0, 1)]
+    path = _store(ddir, name, tree, beh, reach, args.algorithm + ("-exact" if args.exact else ""), iterations,
                   wall, expl, val, _game_params(args))
     line = (f"{name}: game={tree.name} algorithm={args.algorithm}{' (exact)' if args.exact else ''} "
             f"iterations={iterations} wall={wall:.1f}s value={val:.9g} exploitability={expl:.6g}"
@@ -235,15 +238,18 @@ def _game_params(args) -> dict:
 
 
 def classic_schema():
-    """STRATEGY_SCHEMA with ``probability`` NULL where no behaviour is defined, plus
-    ``reached``: false for information sets the player's own strategy never reaches (the LP
-    leaves their behaviour undetermined; flagged, not filled in)."""
-    return CLASSIC_STRATEGY_SCHEMA
+    """The strategy schema with ``probability`` NULL where no behaviour is defined:
+    ``reached`` false for information sets the player's own strategy never reaches (the LP
+    leaves their behaviour undetermined; flagged, not filled in), ``weight`` the plan's own
+    reach of each information set (``schema.strategy``)."""
+    return CLASSIC_WEIGHT_SCHEMA
 
 
-def _store(ddir, name, tree, beh, algorithm, iterations, wall, expl, val, params):
+def _store(ddir, name, tree, beh, reach, algorithm, iterations, wall, expl, val, params):
+    """``reach[p][I]``: player p's plan's own reach of its local infoset I (the weight)."""
     schema = classic_schema()
-    rows = {k: [] for k in ("round", "player", "cards", "history", "action", "probability", "reached")}
+    rows = {k: [] for k in ("round", "player", "cards", "history", "action", "probability",
+                            "reached", "weight")}
     for p in (0, 1):
         b = beh[p]
         for I, (lab, acts) in enumerate(zip(b.labels, b.actions)):
@@ -255,6 +261,7 @@ def _store(ddir, name, tree, beh, algorithm, iterations, wall, expl, val, params
                 rows["action"].append(act)
                 rows["probability"].append(float(b.probs[I, a]) if reached else None)
                 rows["reached"].append(reached)
+                rows["weight"].append(float(reach[p][I]) if reached else 0.0)
     n = len(rows["player"])
     cols = {
         "strategy": pa.array([name] * n).dictionary_encode(),
@@ -267,6 +274,7 @@ def _store(ddir, name, tree, beh, algorithm, iterations, wall, expl, val, params
         "action": pa.array(rows["action"], pa.string()).dictionary_encode(),
         "probability": pa.array(rows["probability"], pa.float64()),
         "reached": pa.array(rows["reached"], pa.bool_()),
+        **_weight_columns(rows),
     }
     cols = {k: (v.cast(schema.field(k).type) if v.type != schema.field(k).type else v)
             for k, v in cols.items()}
@@ -276,6 +284,21 @@ def _store(ddir, name, tree, beh, algorithm, iterations, wall, expl, val, params
     digest = atomic_write_parquet(table, path)
     record_run(ddir, name, tree.name, None, algorithm, iterations, wall, expl, None, val, path, digest)
     return path
+
+
+def _weight_columns(rows) -> dict:
+    """``weight`` and ``round_mean_weight`` (the mean over a round's information sets with
+    positive weight, one entry per information set) of the rows."""
+    weight = np.array(rows["weight"], dtype=np.float64)
+    rounds = np.array(rows["round"], dtype=np.int64)
+    first = np.ones(len(weight), dtype=bool)  # the first row of each information set
+    first[1:] = ((np.array(rows["cards"][1:]) != np.array(rows["cards"][:-1]))
+                 | (np.array(rows["history"][1:]) != np.array(rows["history"][:-1]))
+                 | (np.array(rows["player"][1:]) != np.array(rows["player"][:-1])))
+    n_rounds = int(rounds.max()) + 1 if len(rounds) else 1
+    mean = round_mean_weights(weight[first], rounds[first], n_rounds)[rounds]
+    return {"weight": pa.array(weight, pa.float64()),
+            "round_mean_weight": pa.array(mean, pa.float64(), mask=np.isnan(mean))}
 
 
 def load_table(path):

@@ -19,6 +19,7 @@ from rich.table import Table
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 from schema.progress import progress_bar
+from schema.strategy import seat_name
 from solve import lookup, share
 from solve.cli import classic as classic_cli
 from solve.cli import holdem as holdem_cli
@@ -31,7 +32,8 @@ from solve.games.compile import compile_game
 from solve.loop import check_stop_args, iterate_until
 from solve.algorithms.lp import solve_lp
 from solve.runs import NAME_PATTERN, check_catalog, store_strategy
-from solve.table import read_strategy, strategy_path, table_format
+from solve.table import (read_strategy, strategy_path, table_format, table_training_counts,
+                         training_lines)
 
 _NAME = NAME_PATTERN
 
@@ -138,19 +140,42 @@ def run_strategy(args) -> int:
         print(json.dumps(found.as_dict()))
         return 0
 
-    t = Table()
-    t.add_column("action")
-    t.add_column("probability", justify="right")
-    for a, p in zip(found.actions, found.probabilities):
-        t.add_row(a, f"{p:.4f}")
-    print(f"{found.strategy}: player {found.player} to act in round {found.round}")
+    print(f"{found.strategy}: {lookup_seat(found)} to act in round {found.round}")
     print(f"game {found.game}, abstraction {found.abstraction or '- (real game)'}; hole "
           f"{found.hole}, board {found.board or '-'}, history {found.history or '-'}")
-    print(f"information set: {found.infoset} | {found.history or '-'}"
-          + ("" if found.reached else "  (never reached by the strategy's own play: "
-             "uniform default, no behaviour was solved here)"))
+    print(f"information set: {found.infoset} | {found.history or '-'}")
+    print(training_line(found))
+    t = Table()
+    t.add_column("action")
+    t.add_column("probability" if found.training != "never trained"
+                 else "uniform default (not advice)", justify="right")
+    for a, p in zip(found.actions, found.probabilities):
+        t.add_row(a, f"{p:.4f}")
     Console(width=100).print(t)
     return 0
+
+
+def lookup_seat(found) -> str:
+    """"big blind (player 2)" in Texas Hold'em, "player 2" where the seat is the number."""
+    number = f"player {found.player}"
+    return number if found.seat == number else f"{found.seat} ({number})"
+
+
+def training_line(found) -> str:
+    """What a look-up's ``training`` says, in one line (``solve.lookup``)."""
+    w = "-" if found.weight is None else f"{found.weight:.4g}"
+    cut = "" if found.weight_threshold is None else f", barely trained below {found.weight_threshold:.4g}"
+    if found.training == "never trained":
+        return ("NEVER TRAINED: the solver's average strategy holds no weight here (its own play "
+                "never got here while solving);\nthe probabilities below are the uniform default "
+                "the table stores, not advice")
+    if found.training == "barely trained":
+        return (f"BARELY TRAINED: average-strategy weight {w}{cut} (1% of the round's mean):"
+                "\nthe probabilities are an average of a few early iterations, weak advice")
+    if found.training == "unknown":
+        return ("training unknown: the table was written before weights were stored "
+                "(solve it again to know)")
+    return f"trained: average-strategy weight {w}{cut}"
 
 
 def run_export(args) -> int:
@@ -272,7 +297,7 @@ def unreached_report(strategy, show: int = 12) -> list[str]:
         mine = un[g.info_player[un] == p]
         if len(mine):
             names = [f"{labels[I]} {hists[I]}" for I in mine[:show]]
-            lines.append(f"player {p + 1}: {len(mine)} information sets never reached by its own strategy "
+            lines.append(f"{seat_name(g.rules.name, p)}: {len(mine)} information sets never reached by its own strategy "
                          f"(no behaviour defined; stored with reached = false, probability uniform "
                          f"as a playable default): {', '.join(names)}{' ...' if len(mine) > show else ''}")
     return lines
@@ -304,6 +329,8 @@ def run_evaluate(args) -> int:
         if fmt == "holdem":
             return holdem_cli.run_evaluate(path, args.lbr_boards, args.lbr_deals, args.h2h_deals,
                                            args.threshold)
+        for text in training_lines(table_training_counts(path)):  # first: figures stay last
+            print(text)
         return {"tree": classic_cli.evaluate_command, "kuhn3": kuhn3.evaluate_command}[fmt](path)
     head = lookup.table_head(path)
     game_name, abstraction = head["game"], head["abstraction"]
@@ -314,6 +341,8 @@ def run_evaluate(args) -> int:
         strategy = read_strategy(path, game)
     except ValueError as exc:
         raise UserError(str(exc)) from None
+    for text in training_lines(table_training_counts(path)):  # first: the figures stay last
+        print(text)
     expl = exploitability(game, strategy)
     line = (f"game={game_name} abstraction={abstraction or '-'} value={expected_value(game, strategy):.9g} "
             f"exploitability={expl:.9g}")

@@ -24,11 +24,13 @@ from pathlib import Path
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 from schema.paths import output_file
+from schema.strategy import BARELY_TRAINED
 from solve.holdem import curve
 from solve.holdem.evaluate import Policy, duplicate_match
 from solve.holdem.pcs import AVERAGING, DCFR_ALPHA, DCFR_BETA, PCS_HANDS, PCS_REGRET, REGRETS
 from solve.holdem.run import (CLOCKS, DEFAULT_SAMPLER, SAMPLERS, HoldemSolveOptions, lbr_estimate,
                               load_policy, solve_holdem)
+from solve.holdem.table import training_counts
 
 
 #: The most deals or boards an evaluation samples: they are drawn up front (9 bytes a deal,
@@ -109,7 +111,11 @@ def run_evaluate(path: Path, lbr_boards: int | None = None, lbr_deals: int | Non
             raise UserError(f"{flag} must be at most {MAX_SAMPLES:,}, got {v:,}")
     ddir = resolve_data_dir()
     name = path.parent.name
-    pol, tree = load_policy(name if threshold is None else f"{name}~{threshold}", ddir, {})
+    cache: dict = {}
+    pol, tree = load_policy(name if threshold is None else f"{name}~{threshold}", ddir, cache)
+    raw = pol if threshold is None else load_policy(name, ddir, cache)[0]
+    for line in training_report(tree, raw):
+        print(line)
     meta = json.loads((ddir / "strategies" / name / "run.json").read_text())
     h2h = h2h_deals if h2h_deals is not None else max(int(meta.get("h2h_deals", 20000)), 2)
     n_lbr = lbr_deals if lbr_deals is not None else int(meta.get("lbr_deals", 2000))
@@ -121,8 +127,26 @@ def run_evaluate(path: Path, lbr_boards: int | None = None, lbr_deals: int | Non
     if lbr is not None:
         (lbr, s0, s1), unit = lbr
         print(f"local best response (lower bound on exploitability): {lbr} over {unit} "
-              f"[as seat 0: {s0.mean:+.1f}, as seat 1: {s1.mean:+.1f}]")
+              f"[as small blind: {s0.mean:+.1f}, as big blind: {s1.mean:+.1f}]")
     return 0
+
+
+def training_report(tree, pol) -> list[str]:
+    """Lines of ``evaluate``: per round (from 1) and seat, the information sets the solver never
+    trained (average-strategy weight 0: the table holds the uniform default there) and barely
+    trained (``schema.strategy.BARELY_TRAINED`` of the round's mean weight)."""
+    rows = training_counts(tree, pol.buckets, pol.weights, pol.offset)
+    lines = [f"information sets never trained (weight 0) / barely trained (weight below "
+             f"{BARELY_TRAINED:g} x the round's mean) of {pol.name}:"]
+    for r in rows:
+        lines.append(f"  round {r['round']} {r['seat']}: {r['never trained']:,} never trained, "
+                     f"{r['barely trained']:,} barely trained, of {r['infosets']:,}")
+    for rnd in sorted({r["round"] for r in rows}):
+        mine = [r for r in rows if r["round"] == rnd]
+        lines.append(f"  round {rnd}: {sum(r['never trained'] for r in mine):,} never trained, "
+                     f"{sum(r['barely trained'] for r in mine):,} barely trained, of "
+                     f"{sum(r['infosets'] for r in mine):,}")
+    return lines
 
 
 def run_curve(name: str, with_runs: list[str], reference: str | None, h2h_deals: int | None,

@@ -370,6 +370,7 @@ def to_strategy(form: AbstractForm, game: CompiledGame, x: np.ndarray, y: np.nda
     lab = game.bucket_labels
     probs = np.zeros((game.n_infosets, 3))
     reached = np.ones(game.n_infosets, dtype=bool)
+    weight = np.zeros(game.n_infosets)
     index = {}
     for p in (0, 1):
         for j, key in enumerate(form.information_sets(p)):
@@ -378,13 +379,17 @@ def to_strategy(form: AbstractForm, game: CompiledGame, x: np.ndarray, y: np.nda
     for p, plan in ((0, x), (1, y)):
         if form.ties is None:
             b = behaviour(form.sf, p, plan)
-            behs.append((b.probs, b.unreached))
+            # the information set's weight: the plan's own reach of it (schema.strategy)
+            behs.append((b.probs, b.unreached,
+                         np.asarray(plan, dtype=np.float64)[np.asarray(form.sf.parent[p])]))
             continue
         t = form.ties[p]
         pr = np.full((len(t.group_nact), int(t.group_nact.max())), np.nan)
         gs = np.repeat(np.arange(len(t.group_nact)), t.group_nact)  # group of each sequence
         pr[gs, np.arange(len(gs)) - t.group_offset[gs]] = tied_behaviour(form.sf, p, plan, t)
-        behs.append((pr, np.isnan(pr[:, 0])))
+        reach = np.bincount(t.group, weights=t.weight * np.asarray(plan, np.float64)[
+            np.asarray(form.sf.parent[p])], minlength=len(t.group_nact))
+        behs.append((pr, np.isnan(pr[:, 0]), reach))
     rows = np.empty(game.n_infosets, np.int64)
     for I in range(game.n_infosets):
         p = int(game.info_player[I])
@@ -394,7 +399,8 @@ def to_strategy(form: AbstractForm, game: CompiledGame, x: np.ndarray, y: np.nda
         rows[I] = j
     for p in (0, 1):
         mine = np.flatnonzero(game.info_player == p)
-        bprobs, bun = behs[p]
+        bprobs, bun, breach = behs[p]
+        weight[mine] = breach[rows[mine]]
         pr = bprobs[rows[mine]]
         na = game.info_nact[mine].astype(np.int64)
         un = bun[rows[mine]]
@@ -405,4 +411,5 @@ def to_strategy(form: AbstractForm, game: CompiledGame, x: np.ndarray, y: np.nda
         block[un] = uniform[un]
         probs[mine] = block
         reached[mine] = ~un
-    return Strategy(game, probs, reached)
+        weight[mine] = np.where(un, 0.0, weight[mine])
+    return Strategy(game, probs, reached, weight)

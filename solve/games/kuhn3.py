@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 
 from schema.errors import UserError
 from schema.progress import progress_bar
-from schema.strategy import STRATEGY_SCHEMA, with_format
+from schema.strategy import STRATEGY_WEIGHT_SCHEMA, with_format
 from solve.games.registry import CFR_FAMILY
 from solve.loop import iterate_until
 from solve.runs import store_kuhn3
@@ -216,9 +216,14 @@ class Kuhn3Solver:
         return np.where(s > 0, self.average_ / np.where(s > 0, s, 1.0), 0.5)
 
 
-def to_table(name: str, game: Kuhn3, strat: np.ndarray) -> pa.Table:
-    """Rows in schema.strategy.STRATEGY_SCHEMA for every (node, card, action)."""
-    rows = {k: [] for k in STRATEGY_SCHEMA.names}
+def to_table(name: str, game: Kuhn3, strat: np.ndarray, weight: np.ndarray | None = None
+             ) -> pa.Table:
+    """Rows in schema.strategy.STRATEGY_WEIGHT_SCHEMA for every (node, card, action);
+    ``weight[n, c]``: the average-strategy weight of the information set (the solver's
+    accumulator summed over its actions; None: unknown, NULL)."""
+    rows = {k: [] for k in STRATEGY_WEIGHT_SCHEMA.names}
+    pos = None if weight is None else weight[(game.player >= 0)[:, None] & (weight > 0)]
+    mean = None if pos is None or not len(pos) else float(pos.mean())
     for n in np.flatnonzero(game.player >= 0):
         names = ("fold", "call") if game.facing[n] else ("check", "bet")
         for c in range(4):
@@ -227,7 +232,11 @@ def to_table(name: str, game: Kuhn3, strat: np.ndarray) -> pa.Table:
                 rows["round"].append(0); rows["player"].append(int(game.player[n]))
                 rows["cards"].append(CARDS[c]); rows["history"].append(game.history[n])
                 rows["action"].append(names[a]); rows["probability"].append(float(strat[n, c, a]))
-    return pa.Table.from_pydict(rows, schema=with_format(STRATEGY_SCHEMA, "kuhn3"))
+                w = None if weight is None else float(weight[n, c])
+                rows["reached"].append(True if w is None else w > 0)
+                rows["weight"].append(w)
+                rows["round_mean_weight"].append(None if w is None else mean)
+    return pa.Table.from_pydict(rows, schema=with_format(STRATEGY_WEIGHT_SCHEMA, "kuhn3"))
 
 
 def from_table(table: pa.Table, game: Kuhn3) -> np.ndarray:
@@ -257,7 +266,8 @@ def solve_command(args, name: str, data_dir: Path) -> int:
     nc = nash_conv(solver.game, strat)
     v = values(solver.game, strat)
     wall = time.time() - t0
-    path = store_kuhn3(data_dir, name, to_table(name, solver.game, strat), args.algorithm,
+    path = store_kuhn3(data_dir, name, to_table(name, solver.game, strat,
+                                                solver.average_.sum(axis=2)), args.algorithm,
                         solver.iteration_, wall, nc, float(v[0]))
     print(f"{name}: game=kuhn3 algorithm={args.algorithm} iterations={solver.iteration_} wall={wall:.1f}s "
           f"values={np.round(v, 6).tolist()} nash_conv={nc:.6g}\n{path}")

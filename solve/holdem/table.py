@@ -1,5 +1,7 @@
 """A Texas Hold'em strategy as a strategy table: one row per (betting node, bucket sequence,
-action), the bucket sequence written "3.17.101" (``write_strategy_table``)."""
+action), the bucket sequence written "3.17.101" (``write_strategy_table``), and how well each
+information set was trained (``infoset_weights``, ``round_means``, ``training_counts``: the
+average-strategy weight it received, ``schema.strategy``'s ``weight``)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from schema.storage import AtomicFile
-from schema.strategy import STRATEGY_SCHEMA, with_format
+from schema.strategy import (STRATEGY_WEIGHT_SCHEMA, TRAINING, seat_name, training_codes,
+                             with_format)
 
 from solve.holdem.buckets import HoldemBuckets
 from solve.holdem.game import BettingTree
@@ -35,18 +38,91 @@ def bucket_labels(buckets: HoldemBuckets) -> list:
     return out
 
 
+def infoset_weights(n: int, tree: BettingTree, buckets: HoldemBuckets, average: np.ndarray,
+                    offset: np.ndarray) -> np.ndarray:
+    """(buckets of the round,) the average-strategy weight of each information set at decision
+    node ``n``: the sum of ``average`` over its actions (0: the solver never trained it)."""
+    k, kb = int(tree.nact[n]), buckets.n_buckets[int(tree.round[n])]
+    idx = offset[n, 0] + np.arange(kb)[:, None] * offset[n, 1] + np.arange(k)[None, :]
+    return np.asarray(average[idx], dtype=np.float64).sum(axis=1)
+
+
+#: buckets summed at a time by :func:`round_weights` (bounds its float64 working copy)
+_CHUNK_ELEMENTS = 1 << 22
+
+
+def round_weights(tree: BettingTree, buckets: HoldemBuckets, average: np.ndarray,
+                  offset: np.ndarray):
+    """Yield ``(round, nodes, weights)`` for the whole strategy in storage order: ``weights``
+    is (some buckets of the round, len(nodes)), each entry the average-strategy weight of the
+    information set (node, bucket), the same sums as :func:`infoset_weights`. One sequential
+    pass: the layout is bucket-major (``BettingTree.offsets``), so a block of buckets is one
+    contiguous (buckets, width) slab whose node columns ``np.add.reduceat`` sums."""
+    for r in range(buckets.n_rounds):
+        nodes = np.array([n for n in tree.decision_nodes() if int(tree.round[n]) == r],
+                         dtype=np.int64)
+        if not len(nodes):
+            continue
+        nodes = nodes[np.argsort(offset[nodes, 0], kind="stable")]
+        base, width, kb = int(offset[nodes[0], 0]), int(offset[nodes[0], 1]), buckets.n_buckets[r]
+        starts = offset[nodes, 0] - base
+        slab = np.asarray(average[base:base + kb * width]).reshape(kb, width)
+        step = max(1, _CHUNK_ELEMENTS // max(width, 1))
+        for b0 in range(0, kb, step):
+            block = slab[b0:b0 + step].astype(np.float64)
+            yield r, nodes, np.add.reduceat(block, starts, axis=1)
+
+
+def round_means(tree: BettingTree, buckets: HoldemBuckets, average: np.ndarray,
+                offset: np.ndarray) -> np.ndarray:
+    """Per round, the mean weight of its information sets with positive weight (the scale of
+    ``schema.strategy.training_codes``); one pass over the weights."""
+    total = np.zeros(buckets.n_rounds)
+    count = np.zeros(buckets.n_rounds)
+    for r, _, w in round_weights(tree, buckets, average, offset):
+        total[r] += w[w > 0].sum()
+        count[r] += int((w > 0).sum())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.maximum(count, 1), np.nan)
+
+
+def training_counts(tree: BettingTree, buckets: HoldemBuckets, average: np.ndarray,
+                    offset: np.ndarray) -> list[dict]:
+    """One row per round (numbered from 1) and seat (named): information sets, how many are
+    never trained (weight 0) and barely trained (``schema.strategy.BARELY_TRAINED``), and the
+    round's mean weight."""
+    mean = round_means(tree, buckets, average, offset)
+    rows = {}
+    for r, nodes, w in round_weights(tree, buckets, average, offset):
+        code = training_codes(w, mean[r])
+        for p in (0, 1):
+            mine = tree.player[nodes] == p
+            if not mine.any():
+                continue
+            row = rows.setdefault((r, p), {"round": r + 1, "seat": seat_name("holdem", p),
+                                           "infosets": 0, "never trained": 0,
+                                           "barely trained": 0, "mean weight": float(mean[r])})
+            row["infosets"] += int(code[:, mine].size)
+            for c in (1, 2):
+                row[TRAINING[c]] += int((code[:, mine] == c).sum())
+    return [rows[k] for k in sorted(rows)]
+
+
 def write_strategy_table(path: Path, name: str, tree: BettingTree, buckets: HoldemBuckets,
                          average: np.ndarray, offset: np.ndarray) -> str:
-    """Write the average strategy as ``schema.strategy.STRATEGY_SCHEMA`` rows (one per
-    information set and action; ``cards`` = bucket sequence) to ``path`` atomically, one row
+    """Write the average strategy as ``schema.strategy.STRATEGY_WEIGHT_SCHEMA`` rows (one per
+    information set and action; ``cards`` = bucket sequence; ``weight`` the information set's
+    sum of ``average``, ``reached`` whether it is positive) to ``path`` atomically, one row
     group per batch of decision nodes. Returns the file's SHA-256."""
     labels = bucket_labels(buckets)
+    mean = round_means(tree, buckets, average, offset)
+    schema = STRATEGY_WEIGHT_SCHEMA
 
     def const(value, n):
         return pa.DictionaryArray.from_arrays(np.zeros(n, np.int32), pa.array([value]))
 
     with AtomicFile(path) as out, \
-            pq.ParquetWriter(out.tmp, with_format(STRATEGY_SCHEMA, "holdem"), compression="zstd") as writer:
+            pq.ParquetWriter(out.tmp, with_format(schema, "holdem"), compression="zstd") as writer:
         batch: list[pa.Table] = []
         rows = 0
         for n in tree.decision_nodes():
@@ -60,6 +136,7 @@ def write_strategy_table(path: Path, name: str, tree: BettingTree, buckets: Hold
             prob = np.where(s > 0, w / np.where(s > 0, s, 1), 1.0 / k).ravel()
             prob = prob.astype(np.float32).astype(np.float64)
             m = kb * k
+            weight = np.repeat(s.ravel(), k)
             names = tree.action_names(n)
             t = pa.Table.from_arrays([
                 const(name, m), const("holdem", m), const(buckets.name, m),
@@ -68,7 +145,10 @@ def write_strategy_table(path: Path, name: str, tree: BettingTree, buckets: Hold
                 const(tree.history[n], m),
                 pa.DictionaryArray.from_arrays(np.tile(np.arange(k, dtype=np.int32), kb),
                                                pa.array(names)),
-                pa.array(prob, pa.float64())], schema=STRATEGY_SCHEMA)
+                pa.array(prob, pa.float64()), pa.array(weight > 0, pa.bool_()),
+                pa.array(weight, pa.float64()),
+                pa.array(np.full(m, mean[r]), pa.float64(), mask=np.full(m, np.isnan(mean[r])))],
+                schema=schema)
             batch.append(t)
             rows += m
             if rows >= 1 << 21:
