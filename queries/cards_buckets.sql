@@ -135,15 +135,17 @@ UNION ALL
 SELECT round, hand, bucket, game_bucket FROM rhode_island;
 
 -- The bucket of the hand (hole cards `hole`, public cards `board` in the order dealt) at the
--- round its board makes, in abstraction `abs_name`: round (0-based, as in
--- abstraction_buckets), the canonical hand its table is keyed by (the [2,5] index on the
+-- round its board makes, in abstraction `abs_name`: round (from 1, as the strategies view and
+-- the look-ups number it; abstraction_buckets keeps the files' 0-based round), the canonical
+-- hand its table is keyed by (the [2,5] index on the
 -- Hold'em river), its bucket, `buckets`, the hand's buckets of every round so far, and
 -- `game_bucket`, the bucket the abstraction's solver plays (a Rhode Island abstraction played
 -- with the public cards visible refines its buckets by the board). Bad cards, a board of the
 -- wrong size or an unknown abstraction are one-line errors.
 CREATE OR REPLACE MACRO bucket_of(abs_name, hole := '', board := '') AS TABLE
 WITH rows AS (FROM _deal_buckets(abs_name, hole, board))
-SELECT abs_name AS abstraction, _abstraction_game(abs_name) AS game, round, hand, bucket,
+SELECT abs_name AS abstraction, _abstraction_game(abs_name) AS game,
+       CAST(round + 1 AS INTEGER) AS round, hand, bucket,
        (SELECT list(bucket ORDER BY round) FROM rows) AS buckets, game_bucket
 FROM rows
 WHERE round = (SELECT max(round) FROM rows);

@@ -26,11 +26,12 @@ CREATE OR REPLACE MACRO _strategy_abstraction(strategy_name) AS (
 );
 
 -- One row per action of the information set the situation falls in: the strategy, its game
--- and abstraction, round and player as in the strategies view (0-based), the history, the
+-- and abstraction, round and player as in the strategies view (from 1), the seat, the history, the
 -- information set (`infoset`, the table's `cards`), the acting player's bucket of the round,
 -- the action and its probability, in the order the actions are played (fold, check/call,
--- bet/raise). Bad cards, a board that does not fit the history, or a history at which the
--- strategy has no decision are one-line errors.
+-- bet/raise), and whether the strategy was trained there (`training`: 'never trained' means
+-- the probabilities are the uniform default, no advice). Bad cards, a board that does not fit
+-- the history, or a history at which the strategy has no decision are one-line errors.
 CREATE OR REPLACE MACRO strategy_at(strategy_name, hole := '', board := '', history := '') AS TABLE
 WITH args AS (
     SELECT coalesce(history, '') AS hist,
@@ -58,17 +59,17 @@ WITH args AS (
            END AS bad
     FROM situation
 ), found AS (
-    SELECT st.strategy, st.game, st.abstraction, st.round, st.player, st.history,
-           st.cards AS infoset, c.bucket, st.action, st.probability
+    SELECT st.strategy, st.game, st.abstraction, st.round, st.player, st.seat, st.history,
+           st.cards AS infoset, c.bucket, st.action, st.probability, st.training
     FROM strategies AS st, checked AS c
-    WHERE st.strategy = strategy_name AND st.history = c.hist AND st.round = c.round
+    WHERE st.strategy = strategy_name AND st.history = c.hist AND st.round = c.round + 1
       AND c.bad IS NULL
       AND CASE WHEN st.game = 'holdem' THEN split_part(st.cards, '.', -1) = c.bucket::VARCHAR
                ELSE st.cards = c.sequence OR st.cards = repeat('-.', c.round) || c.bucket END
 )
 SELECT * FROM found
 UNION ALL
-SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
        error('history ''' || hist || ''' is not a decision point of ''' || strategy_name
              || ''': illegal betting, or the hand is over (a fold or the last call)')
 FROM checked WHERE NOT EXISTS (FROM found)

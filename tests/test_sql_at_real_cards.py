@@ -138,7 +138,8 @@ def test_rhode_island_bucket_of_agrees_with_the_abstraction_tables(ri_dir):
                   [[r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], name])
         assert len(got) == len(deals)
         for (i, rnd, hand, bucket, seq, game_bucket), c in zip(got, deals):
-            assert rnd == i % 3
+            assert rnd == i % 3 + 1  # rounds from 1, as every output numbers them
+            rnd -= 1
             want = [int(tree[r].index_of(np.array([c[:r + 1]]))[0]) for r in range(rnd + 1)]
             assert hand == want[-1]
             assert seq == [int(ab.labels[r][want[r]]) for r in range(rnd + 1)]
@@ -166,7 +167,7 @@ def test_rhode_island_strategy_at_agrees_with_the_lookup_library(ri_dir, name):
     for _ in range(120):
         c = rng.choice(52, 3, replace=False)
         rnd = int(rng.integers(0, 3))
-        hist = histories[rnd][int(rng.integers(len(histories[rnd])))]
+        hist = histories[rnd + 1][int(rng.integers(len(histories[rnd + 1])))]  # view: from 1
         cases.append((ri_names(c[:1]), ri_names(c[1:1 + rnd]), hist))
     got = sql(ri_dir, "SELECT d.i, s.player, s.infoset, s.action, s.probability FROM "
                       "(SELECT unnest(range(?)) AS i, unnest(?::VARCHAR[]) AS hole, "
@@ -183,7 +184,7 @@ def test_rhode_island_strategy_at_agrees_with_the_lookup_library(ri_dir, name):
         want = look.at(hole, board, hist)
         rows = by_case[i]
         assert {r[1] for r in rows} == {want.infoset}
-        assert {r[0] + 1 for r in rows} == {want.player}
+        assert {r[0] for r in rows} == {want.player}  # both from 1
         assert [r[2] for r in rows] == want.actions
         assert [r[3] for r in rows] == pytest.approx(want.probabilities)
 
@@ -323,7 +324,8 @@ def test_holdem_bucket_of_every_round_agrees_with_holdem_buckets(holdem_dir):
     assert len(got) == len(deals)
     seen_gap = 0
     for (i, rnd, hand, bucket, seq), deal in zip(got, deals):
-        assert rnd == rnds[i]
+        assert rnd == rnds[i] + 1  # rounds from 1, as every output numbers them
+        rnd -= 1
         out = np.zeros(4, np.int64)
         padded = np.zeros(5, np.int64)
         padded[:BOARD[rnd]] = deal[2:2 + BOARD[rnd]]
@@ -344,12 +346,12 @@ def test_holdem_strategy_at_agrees_with_the_lookup_library_on_every_round(holdem
     histories = {r: h for r, h in
                  sql(d, "SELECT round, list(DISTINCT history ORDER BY history) FROM strategies "
                         "WHERE strategy = 'hh' GROUP BY round")}
-    assert sorted(histories) == [0, 1, 2, 3]
+    assert sorted(histories) == [1, 2, 3, 4]  # the view numbers rounds from 1
     rng = np.random.default_rng(9)
     cases = []
     for i, deal in enumerate(deals[:200]):
         rnd = i % 4
-        hist = histories[rnd][int(rng.integers(len(histories[rnd])))]
+        hist = histories[rnd + 1][int(rng.integers(len(histories[rnd + 1])))]
         cases.append(("".join(format_card(c) for c in deal[:2]),
                       "".join(format_card(c) for c in deal[2:2 + BOARD[rnd]]), hist))
     got = sql(d, "SELECT d.i, s.round, s.player, s.bucket, s.action, s.probability FROM "
@@ -365,7 +367,7 @@ def test_holdem_strategy_at_agrees_with_the_lookup_library_on_every_round(holdem
     for i, (hole, board, hist) in enumerate(cases):
         want = look.at(hole, board, hist)
         rows = by_case[i]
-        assert {(r[0] + 1, r[1] + 1, str(r[2])) for r in rows} == {
+        assert {(r[0], r[1], str(r[2])) for r in rows} == {  # both from 1
             (want.round, want.player, want.infoset.split(".")[-1])}
         assert [r[3] for r in rows] == want.actions
         # the table stores float32 probabilities
