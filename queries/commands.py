@@ -97,11 +97,14 @@ def refresh_views(data_dir) -> None:
     catalog; skipped if a writer holds it this moment, or the directory is read-only)."""
     if data_dir.is_dir():
         try:
-            create_views(data_dir)
+            _, notes = create_views(data_dir)
         except duckdb.InterruptException:  # Ctrl-C while DuckDB ran the view statements
             raise KeyboardInterrupt from None
         except Exception:  # noqa: BLE001 (duckdb.Error, OSError, UserError: query as they are)
-            pass
+            return
+        for note in notes:
+            if note.startswith("warning: "):  # e.g. a strategy left out (queries.views)
+                print(note, file=sys.stderr)
 
 
 def run_query(data_dir, query: str, limit: int | None = None,
