@@ -70,6 +70,7 @@ class _Lookups:
     def __init__(self, data_dir: Path, size: int = OPEN_STRATEGIES):
         self.data_dir, self.size = data_dir, size
         self.open: OrderedDict = OrderedDict()
+        self.loading: dict[str, Lock] = {}
         self.lock = Lock()
 
     def get_open(self, name: str):
@@ -82,11 +83,25 @@ class _Lookups:
             if name in self.open:
                 self.open.move_to_end(name)
                 return self.open[name]
-        look = open_lookup(self.data_dir, name)  # outside the lock: loading takes a while
-        with self.lock:
-            self.open[name] = look
-            while len(self.open) > self.size:
-                self.open.popitem(last=False)
+            loading = self.loading.setdefault(name, Lock())
+        # one load per strategy however many first look-ups arrive at once; other strategies
+        # and open ones are not held up (the global lock is not held while loading)
+        with loading:
+            with self.lock:
+                if name in self.open:
+                    self.open.move_to_end(name)
+                    return self.open[name]
+            try:
+                look = open_lookup(self.data_dir, name)
+            except BaseException:
+                with self.lock:
+                    self.loading.pop(name, None)
+                raise
+            with self.lock:
+                self.open[name] = look
+                self.loading.pop(name, None)
+                while len(self.open) > self.size:
+                    self.open.popitem(last=False)
         return look
 
 

@@ -291,7 +291,11 @@ def stream(data_dir: str | os.PathLike, query: str, limits: Limits = Limits(),
         proc.stdout.close()
 
     def fail() -> UserError:
-        """The child's one-line error (it has finished or died)."""
+        """The child's one-line error (it has finished or died; else it is ended)."""
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # e.g. blocked writing what nobody reads now
+            proc.kill()
         err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
         _end(kill=False)
         proc.stderr.close()

@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -270,9 +271,11 @@ def test_sql_ctrl_c_exits_130(data):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(),
                             text=True)
     try:
-        # the query runs once its process exists (no fixed sleep)
+        # the query runs once its process exists (no fixed sleep; a bound in case it never does)
+        deadline = time.monotonic() + 120
         while not any("sandbox_worker" in c for c in _children(proc.pid)):
             assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no query process started"
             threading.Event().wait(0.05)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
