@@ -16,8 +16,11 @@ import decimal
 import errno
 import json
 import os
+import signal
 import socket
+import subprocess
 import sys
+from pathlib import Path
 
 import duckdb
 import pyarrow as pa
@@ -219,11 +222,7 @@ def serve(args) -> int:
             uvicorn.run(api.create_app(data_dir, args.token), host=args.host, port=args.port,
                         log_level="warning")
             return 0
-        os.environ[api.DATA_DIR_ENV] = str(data_dir)
-        if args.token:
-            os.environ[api.TOKEN_ENV] = args.token
-        uvicorn.run("queries.api:app_from_environment", factory=True, workers=args.workers,
-                    host=args.host, port=args.port, log_level="warning")
+        return _serve_workers(api, data_dir, args)
     except SystemExit as exc:  # uvicorn exits so when it cannot start (e.g. the port was
         # taken between the check and the bind): one line, not its log
         if exc.code not in (0, None):
@@ -251,3 +250,40 @@ def _check_port_free(host: str, port: int) -> None:
             if exc.errno == errno.EADDRINUSE:
                 raise UserError(f"port {port} is in use") from None
             raise UserError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+
+
+
+def _serve_workers(api, data_dir, args) -> int:
+    """``serve --workers N``: uvicorn's supervisor in a process of its own (``python -m
+    uvicorn``), so that its spawned workers do not import this CLI again as their main module:
+    that takes seconds on a busy machine, longer than uvicorn waits for a new worker to answer
+    its health check, and it would restart them for ever. SIGINT and SIGTERM are passed on."""
+    env = dict(os.environ)
+    env[api.DATA_DIR_ENV] = str(data_dir)
+    if args.token:
+        env[api.TOKEN_ENV] = args.token
+    root = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in [env.get("PYTHONPATH")] if p])
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "queries.api:app_from_environment",
+                             "--factory", "--workers", str(args.workers), "--host", args.host,
+                             "--port", str(args.port), "--log-level", "warning"],
+                            env=env, start_new_session=True)
+    stopping = []
+
+    def forward(signum, _frame):
+        stopping.append(signum)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT if signum == signal.SIGINT else signal.SIGTERM)
+
+    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        code = proc.wait()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    if code and not stopping:
+        raise UserError(f"the server stopped with exit status {code}")
+    return 0
