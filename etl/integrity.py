@@ -96,13 +96,13 @@ def _ast(parser: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
     return tree["statements"]
 
 
-def _walk(node, names: set[str], ctes: set[str], paths: list) -> None:
-    """Collect, lower-cased, the relation names a parsed statement reads, its CTE names, and
-    the path arguments of its file-reading table functions (``None`` for a path that is not
+def _walk(node, names: set[str], paths: list) -> None:
+    """Collect, lower-cased, the relation names a parsed statement reads (a CTE's name too: a
+    table of that name is then checked, which is only cautious), and the path arguments of its file-reading table functions (``None`` for a path that is not
     a literal, or a function that might read files by means unknown here)."""
     if isinstance(node, list):
         for x in node:
-            _walk(x, names, ctes, paths)
+            _walk(x, names, paths)
         return
     if not isinstance(node, dict):
         return
@@ -110,7 +110,7 @@ def _walk(node, names: set[str], ctes: set[str], paths: list) -> None:
     if kind == "BASE_TABLE":
         name = str(node.get("table_name", ""))
         names.add(name.lower())
-        if "/" in name or "." in name or "*" in name:  # a replacement scan of a file: FROM 'x.parquet'
+        if "/" in name or "." in name or _GLOB.search(name):  # a file: FROM 'x.parquet'
             paths.append(name)
     elif kind == "TABLE_FUNCTION":
         fn = node.get("function") or {}
@@ -121,14 +121,9 @@ def _walk(node, names: set[str], ctes: set[str], paths: list) -> None:
             paths.extend(_literal_paths(first))
         elif fname not in _NO_FILES and not fname.startswith(("duckdb_", "pragma_")):
             paths.append(None)
-    cte = node.get("cte_map")
-    if isinstance(cte, dict):
-        for entry in cte.get("map") or []:
-            if isinstance(entry, dict) and "key" in entry:
-                ctes.add(str(entry["key"]).lower())
     for value in node.values():
         if isinstance(value, (dict, list)):
-            _walk(value, names, ctes, paths)
+            _walk(value, names, paths)
 
 
 def _literal_paths(expr) -> list:
@@ -184,15 +179,12 @@ def read_tables(con: duckdb.DuckDBPyConnection, data_dir: Path, query: str,
     """
     views = {name.lower(): sql for name, sql in con.execute(
         "SELECT view_name, sql FROM duckdb_views() WHERE NOT internal").fetchall()}
-    relations = {r[0].lower() for r in con.execute(
-        "SELECT table_name FROM duckdb_tables()").fetchall()} | set(views)
     by_lower = {t.lower(): t for t in tables}
     parser = duckdb.connect()
     try:
         names: set[str] = set()
-        ctes: set[str] = set()
         paths: list = []
-        _walk(_ast(parser, query), names, ctes, paths)
+        _walk(_ast(parser, query), names, paths)
         out: set[str] = set()
         seen: set[str] = set()
         todo = set(names)
@@ -212,8 +204,6 @@ def read_tables(con: duckdb.DuckDBPyConnection, data_dir: Path, query: str,
                     todo |= {n.lower() for n in parser.get_table_names(text)} - seen
                 except duckdb.Error:
                     pass  # e.g. a table function it cannot bind: its text was searched above
-            elif name not in relations and name not in ctes and name not in by_lower:
-                paths.append(name)  # perhaps a file read by a replacement scan
         for p in paths:
             if p is None:
                 return set(tables)
