@@ -101,7 +101,7 @@ async def load(base: str, strategy: str, spots, answers, n: int, slow: int, seco
             jobs.append(("catalog", rng.choice(["/strategies", "/abstractions"]), {}, None))
         else:
             jobs.append(("sql", "/sql", {"q": "SELECT 42 AS x"}, True))
-    rng.shuffle(jobs)
+    jobs = jobs[:slow] + rng.sample(jobs[slow:], len(jobs) - slow)  # the slow ones first
     limits = httpx.Limits(max_connections=n, max_keepalive_connections=n)
     async with httpx.AsyncClient(base_url=base, timeout=seconds, limits=limits) as client:
         tasks = [one(client, kind, path, params, expect) for kind, path, params, expect in jobs]
