@@ -26,6 +26,7 @@ if __name__ == "__main__":
 
 import argparse  # noqa: E402 (after the start-up Ctrl-C handler)
 import re  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import duckdb  # noqa: E402
 
@@ -100,8 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(_attach_negative_values(sys.argv[1:] if argv is None else argv))
     if args.data_dir is not None and not args.data_dir.strip():  # e.g. --data-dir "$UNSET"
         parser.error("--data-dir is empty (it would mean ./data)")
-    if args.data_dir is not None:
-        os.environ["POKER_DATA_DIR"] = args.data_dir
+    if args.data_dir is not None:  # resolved once, here: later cwd changes do not move it
+        os.environ["POKER_DATA_DIR"] = str(Path(args.data_dir).expanduser().absolute())
     if args.quiet:
         os.environ["POKER_PROGRESS"] = "off"
     if signal.getsignal(signal.SIGINT) is _interrupted_at_start:

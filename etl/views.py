@@ -36,8 +36,8 @@ def connect(data_dir: str | os.PathLike,
             raise
         raise (catalog_error(data_dir / CATALOG_FILE, exc) or exc) from None
     try:
-        # A setting, not a query: DuckDB has no parameter binding for SET.
-        con.execute(f"SET file_search_path = '{_quote(str(data_dir))}'")
+        # a bound value: the path is never pasted into SQL text
+        con.execute("SET file_search_path = ?", [str(data_dir)])
         yield con
     finally:
         con.close()

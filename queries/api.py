@@ -18,7 +18,10 @@ Endpoints (all GET, JSON):
   a row limit);
 - ``/``: one HTML page that draws the range grid of a chosen strategy and history.
 
-Bad input is a 400 with ``{"error": "<one line>"}``; an unknown strategy a 404. With a token,
+Bad input is a 400 with ``{"error": "<one line>"}``; an unknown strategy a 404; more than
+``SQL_PER_CLIENT`` SQL queries at once from one client a 429. Every ``/sql`` query runs in a
+process of its own (:mod:`queries.sandbox`: its own DuckDB instance, memory and time limits),
+so a slow or greedy one never holds up the catalog lists or look-ups. With a token,
 every request needs ``Authorization: Bearer TOKEN``. Opened strategies are kept (a few, least
 recently used dropped first) so repeated look-ups cost microseconds, not a load.
 """
@@ -31,7 +34,7 @@ import os
 import secrets
 from collections import OrderedDict
 from pathlib import Path
-from threading import Lock
+from threading import BoundedSemaphore, Lock
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -48,6 +51,11 @@ SQL_MAX_ROWS = 10_000
 SQL_TIMEOUT = 10.0  # seconds
 SQL_MAX_CHARS = 10_000
 OPEN_STRATEGIES = 4
+SQL_MEMORY = "1GB"  # per query
+#: SQL queries running at once per server process (each a process of its own, SQL_MEMORY at
+#: most), and per client (more at once from one client: 429).
+SQL_PROCESSES = 2
+SQL_PER_CLIENT = 4
 
 
 def is_loopback(host: str) -> bool:
@@ -65,6 +73,7 @@ class _Lookups:
     def __init__(self, data_dir: Path, size: int = OPEN_STRATEGIES):
         self.data_dir, self.size = data_dir, size
         self.open: OrderedDict = OrderedDict()
+        self.loading: dict[str, Lock] = {}
         self.lock = Lock()
 
     def get_open(self, name: str):
@@ -77,11 +86,25 @@ class _Lookups:
             if name in self.open:
                 self.open.move_to_end(name)
                 return self.open[name]
-        look = open_lookup(self.data_dir, name)  # outside the lock: loading takes a while
-        with self.lock:
-            self.open[name] = look
-            while len(self.open) > self.size:
-                self.open.popitem(last=False)
+            loading = self.loading.setdefault(name, Lock())
+        # one load per strategy however many first look-ups arrive at once; other strategies
+        # and open ones are not held up (the global lock is not held while loading)
+        with loading:
+            with self.lock:
+                if name in self.open:
+                    self.open.move_to_end(name)
+                    return self.open[name]
+            try:
+                look = open_lookup(self.data_dir, name)
+            except BaseException:
+                with self.lock:
+                    self.loading.pop(name, None)
+                raise
+            with self.lock:
+                self.open[name] = look
+                self.loading.pop(name, None)
+                while len(self.open) > self.size:
+                    self.open.popitem(last=False)
         return look
 
 
@@ -126,11 +149,11 @@ def _json_safe(v):
 
 def create_app(data_dir: str | Path, token: str | None = None) -> FastAPI:
     """The API over ``data_dir`` (module docstring); ``token``: required bearer token."""
-    data_dir = Path(data_dir)
+    data_dir = Path(data_dir).absolute()
     app = FastAPI(title="poker abstraction and strategy service",
                   description=__doc__.split("\n\n")[0])
     lookups = _Lookups(data_dir)
-    limits = sandbox.Limits(timeout=SQL_TIMEOUT, memory_limit="1GB", threads=1)
+    limits = sandbox.Limits(timeout=SQL_TIMEOUT, memory_limit=SQL_MEMORY, threads=1)
 
     if token is not None:
         app.add_middleware(_BearerToken, token=token)
@@ -148,21 +171,27 @@ def create_app(data_dir: str | Path, token: str | None = None) -> FastAPI:
         status = 404 if msg.startswith("no strategy") else 400
         return JSONResponse({"error": msg}, status_code=status)
 
-    def query(sql: str, limit: int = SQL_MAX_ROWS) -> list[dict]:
-        return _json_safe(sandbox.run(data_dir, sql, limits, limit).to_pylist())
+    def catalog(sql: str) -> list[dict]:
+        # our own fixed query over catalog tables: a plain read-only connection here (user
+        # SQL runs in a process of its own, queries.sandbox)
+        if not (data_dir / "poker.duckdb").exists():
+            return []
+        try:
+            return _json_safe(sandbox.catalog_rows(data_dir, sql))
+        except UserError as exc:
+            if "does not exist" in str(exc):  # that stage has recorded nothing yet
+                return []
+            raise
 
     @app.get("/strategies", summary="stored strategies (catalog)")
     def strategies() -> list[dict]:
-        if not (data_dir / "poker.duckdb").exists():
-            return []
-        return query("SELECT name, game, abstraction, algorithm, iterations, exploitability, "
-                     "abstract_exploitability, value FROM solve_runs ORDER BY name")
+        return catalog("SELECT name, game, abstraction, algorithm, iterations, exploitability, "
+                       "abstract_exploitability, value FROM solve_runs ORDER BY name")
 
     @app.get("/abstractions", summary="built abstractions (catalog)")
     def abstractions() -> list[dict]:
-        if not (data_dir / "poker.duckdb").exists():
-            return []
-        return query("SELECT name, game, method, buckets, built FROM abstractions ORDER BY name")
+        return catalog("SELECT name, game, method, buckets, built FROM abstractions "
+                       "ORDER BY name")
 
     @app.get("/strategies/{name}/lookup", summary="what a strategy plays at real cards")
     async def lookup(name: str, hole: str, board: str = "", history: str = "") -> dict:
@@ -176,12 +205,45 @@ def create_app(data_dir: str | Path, token: str | None = None) -> FastAPI:
     def grid(name: str, history: str = "", board: str = "") -> dict:
         return _json_safe(range_grid(data_dir, name, history, board, look=lookups.get(name)))
 
+    running: dict[str, int] = {}
+    running_lock = Lock()
+    processes = BoundedSemaphore(SQL_PROCESSES)
+
+    def run_limited(q: str, limit: int):
+        """``q``'s result, or None if no query slot freed up within the time limit."""
+        if not processes.acquire(timeout=SQL_TIMEOUT):
+            return None
+        try:
+            return sandbox.run(data_dir, q, limits, limit)
+        finally:
+            processes.release()
+
     @app.get("/sql", summary="one read-only SQL statement (SELECT only; row and time limits)")
-    def sql(q: str = Query(..., max_length=SQL_MAX_CHARS),
-            limit: int = Query(SQL_MAX_ROWS, ge=0, le=SQL_MAX_ROWS)) -> dict:
+    async def sql(request: Request, q: str = Query(..., max_length=SQL_MAX_CHARS),
+                  limit: int = Query(SQL_MAX_ROWS, ge=0, le=SQL_MAX_ROWS)):
         if not (data_dir / "poker.duckdb").exists():
             raise UserError("no database yet in the data directory")
-        return {"rows": query(q, limit), "limit": limit}
+        sandbox.check_statement(q)  # a refused statement costs no process
+        client = request.client.host if request.client else "unknown"
+        with running_lock:
+            if running.get(client, 0) >= SQL_PER_CLIENT:
+                return JSONResponse(
+                    {"error": f"too many SQL queries at once from {client} (at most "
+                              f"{SQL_PER_CLIENT} per client); retry when one has finished"},
+                    status_code=429, headers={"Retry-After": "1"})
+            running[client] = running.get(client, 0) + 1
+        try:
+            table = await run_in_threadpool(run_limited, q, limit)
+            if table is None:
+                return JSONResponse({"error": "the server is busy with other SQL queries; "
+                                              "retry later"},
+                                    status_code=503, headers={"Retry-After": "5"})
+        finally:
+            with running_lock:
+                running[client] -= 1
+                if not running[client]:
+                    del running[client]
+        return {"rows": _json_safe(table.to_pylist()), "limit": limit}
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def page() -> str:

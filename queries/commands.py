@@ -10,13 +10,17 @@ results are streamed as they are produced.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
 import datetime as dt
 import decimal
+import errno
 import json
 import os
+import signal
+import socket
+import subprocess
 import sys
+from pathlib import Path
 
 import duckdb
 import pyarrow as pa
@@ -54,12 +58,11 @@ def main(args: argparse.Namespace) -> int:
         raise UserError("no SQL statement given, e.g. \"SELECT count(*) FROM handval\"")
     if args.timeout is not None and not 0 < args.timeout < float("inf"):
         raise UserError(f"--timeout must be positive and finite, got {args.timeout}")
+    sandbox.memory_bytes(args.memory_limit)  # a number and a unit, else a one-line error
     limits = sandbox.Limits(memory_limit=args.memory_limit, timeout=args.timeout)
-    data_dir = resolve_data_dir()
+    data_dir = resolve_data_dir()  # absolute; the query runs in it (queries.sandbox)
     refresh_views(data_dir)
-    with contextlib.chdir(data_dir if data_dir.is_dir() else "."):
-        # relative paths resolve inside the data directory only (queries.sandbox)
-        return _print_result(data_dir.absolute(), args, limits)
+    return _print_result(data_dir, args, limits)
 
 
 def _print_result(data_dir, args, limits) -> int:
@@ -97,11 +100,14 @@ def refresh_views(data_dir) -> None:
     catalog; skipped if a writer holds it this moment, or the directory is read-only)."""
     if data_dir.is_dir():
         try:
-            create_views(data_dir)
+            _, notes = create_views(data_dir)
         except duckdb.InterruptException:  # Ctrl-C while DuckDB ran the view statements
             raise KeyboardInterrupt from None
         except Exception:  # noqa: BLE001 (duckdb.Error, OSError, UserError: query as they are)
-            pass
+            return
+        for note in notes:
+            if note.startswith("warning: "):  # e.g. a strategy left out (queries.views)
+                print(note, file=sys.stderr)
 
 
 def run_query(data_dir, query: str, limit: int | None = None,
@@ -208,15 +214,76 @@ def serve(args) -> int:
     if args.workers < 1:
         raise UserError(f"--workers must be at least 1, got {args.workers}")
     data_dir = resolve_data_dir()
+    _check_port_free(args.host, args.port)
     print(f"serving {data_dir} on http://{args.host}:{args.port} (docs at /docs)"
           + (f", {args.workers} worker processes" if args.workers > 1 else ""))
-    if args.workers == 1:
-        uvicorn.run(api.create_app(data_dir, args.token), host=args.host, port=args.port,
-                    log_level="warning")
-        return 0
-    os.environ[api.DATA_DIR_ENV] = str(data_dir)
+    try:
+        if args.workers == 1:
+            uvicorn.run(api.create_app(data_dir, args.token), host=args.host, port=args.port,
+                        log_level="warning")
+            return 0
+        return _serve_workers(api, data_dir, args)
+    except SystemExit as exc:  # uvicorn exits so when it cannot start (e.g. the port was
+        # taken between the check and the bind): one line, not its log
+        if exc.code not in (0, None):
+            raise UserError(f"the server could not start on {args.host}:{args.port} "
+                            f"(uvicorn exit {exc.code}); is port {args.port} in use?") from None
+    return 0
+
+
+def _check_port_free(host: str, port: int) -> None:
+    """Refuse a port another process listens on, before uvicorn's own error and log lines.
+
+    Raises:
+        UserError: ``error: port N is in use`` (or the address cannot be bound at all).
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise UserError(f"--host {host}: {exc.strerror}") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            s.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise UserError(f"port {port} is in use") from None
+            raise UserError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+
+
+
+def _serve_workers(api, data_dir, args) -> int:
+    """``serve --workers N``: uvicorn's supervisor in a process of its own (``python -m
+    uvicorn``), so that its spawned workers do not import this CLI again as their main module:
+    that takes seconds on a busy machine, longer than uvicorn waits for a new worker to answer
+    its health check, and it would restart them for ever. SIGINT and SIGTERM are passed on."""
+    env = dict(os.environ)
+    env[api.DATA_DIR_ENV] = str(data_dir)
     if args.token:
-        os.environ[api.TOKEN_ENV] = args.token
-    uvicorn.run("queries.api:app_from_environment", factory=True, workers=args.workers,
-                host=args.host, port=args.port, log_level="warning")
+        env[api.TOKEN_ENV] = args.token
+    root = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in [env.get("PYTHONPATH")] if p])
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "queries.api:app_from_environment",
+                             "--factory", "--workers", str(args.workers), "--host", args.host,
+                             "--port", str(args.port), "--log-level", "warning"],
+                            env=env, start_new_session=True)
+    stopping = []
+
+    def forward(signum, _frame):
+        stopping.append(signum)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT if signum == signal.SIGINT else signal.SIGTERM)
+
+    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        code = proc.wait()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    if code and not stopping:
+        raise UserError(f"the server stopped with exit status {code}")
     return 0

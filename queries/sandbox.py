@@ -1,7 +1,13 @@
-"""A DuckDB connection for untrusted, ad-hoc SQL: it reads the data directory and nothing else,
-and writes nothing anywhere (issue 15). ``cli.py sql`` and the JSON API use it.
+"""Untrusted, ad-hoc SQL: it reads the data directory and nothing else, writes nothing anywhere
+(issue 15) and cannot take the machine's memory (issue 50). ``cli.py sql`` and the JSON API
+use it.
 
-The promises, each enforced twice where DuckDB allows:
+Every query runs in a child process of its own (:mod:`queries.sandbox_worker`): a DuckDB
+instance configured for it alone (two queries never share settings, locks or memory), working
+in the data directory (relative paths there, never in the caller's working directory, which
+this module never changes), its address space capped (``RLIMIT_AS``) so that the memory limit
+holds for every operator, string functions included. The promises, each enforced twice where
+DuckDB allows:
 
 - **one read-only statement**: exactly one ``SELECT`` (``FROM``, ``WITH``, ``VALUES``,
   ``DESCRIBE``, ``SHOW``, ``SUMMARIZE``, ``PIVOT`` parse as one) or a plain ``EXPLAIN`` of
@@ -9,26 +15,28 @@ The promises, each enforced twice where DuckDB allows:
   ``CALL`` and ``EXPLAIN ANALYZE`` are refused before they run; the database file is opened
   read-only besides;
 - **files inside the data directory only**: ``enable_external_access = false`` with the data
-  directory as the one allowed directory (``read_csv('/etc/passwd')``, ``glob('/etc/*')``,
-  ``read_text`` outside it and extension installs fail; ``..`` is normalised first). The views'
-  paths are relative (``tables/...``) and allowed by those relative names, which DuckDB may
-  also resolve against the working directory: a process serving queries works in the data
-  directory (``cli.py sql`` changes into it);
-- **bounded**: a memory limit, a time limit (the query is interrupted), Ctrl-C interrupts it;
+  directory (absolute) as the one allowed directory, and the child works in it;
+- **bounded**: a memory limit (DuckDB's, and the child's address space: over it the query
+  fails with "memory limit exceeded"), a time limit (the child is killed), Ctrl-C stops it;
 - **no silent corruption**: a partition file changed since the ETL verified it is re-hashed
-  first, and a mismatch is an error naming it (``etl.integrity``; DuckDB itself does not
-  verify Parquet page checksums);
-- **settings locked** (``lock_configuration``): a query cannot lift any of the above;
-- **streamed**: results come in Arrow record batches, so ``--format csv/json`` prints rows as
-  they are produced and a large result never sits in memory whole.
+  first, a mismatch or a recorded partition missing on disk is an error naming it
+  (``etl.integrity``; DuckDB itself does not verify Parquet page checksums);
+- **settings locked** (``lock_configuration``): a query cannot lift any of the above; no
+  option value is ever pasted into SQL text (settings go through DuckDB's config API or bound
+  parameters);
+- **streamed**: results come as Arrow record batches through a pipe, so ``--format csv/json``
+  prints rows as they are produced and a large result never sits in memory whole.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import re
 import signal
+import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -39,13 +47,24 @@ import duckdb
 import pyarrow as pa
 
 from etl.integrity import check_unchanged
-from schema.catalog import CATALOG_FILE, open_read_only
+from schema.catalog import CATALOG_FILE, catalog_error, open_read_only
 from schema.errors import UserError, first_line
 
 DEFAULT_MEMORY_LIMIT = "4GB"
 DEFAULT_TIMEOUT = 600.0  # seconds
 BATCH_ROWS = 10_000
 _EXPLAIN = re.compile(r"^\s*EXPLAIN\s+(?!ANALY[SZ]E\b)(.*)$", re.IGNORECASE | re.DOTALL)
+#: A memory limit: a number and a unit, nothing else (it reaches DuckDB as a config value).
+_MEMORY = re.compile(r"^\s*(\d{1,9}(?:\.\d{1,6})?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$",
+                     re.IGNORECASE)
+_UNITS = {"b": 1, "kb": 10 ** 3, "mb": 10 ** 6, "gb": 10 ** 9, "tb": 10 ** 12,
+          "kib": 2 ** 10, "mib": 2 ** 20, "gib": 2 ** 30, "tib": 2 ** 40}
+MIN_MEMORY = 16 * 2 ** 20
+#: Address space the query process may use beyond its memory limit: DuckDB's threads, the
+#: allocator's bookkeeping and the result batches in flight (measured: 256 MiB suffice).
+ADDRESS_SLACK = 384 * 2 ** 20
+ROOT = Path(__file__).resolve().parents[1]
+ERROR_MARK = "sandbox-error: "
 
 
 @dataclass(frozen=True)
@@ -55,6 +74,22 @@ class Limits:
     memory_limit: str = DEFAULT_MEMORY_LIMIT
     timeout: float | None = DEFAULT_TIMEOUT  # seconds; None: no limit
     threads: int | None = None
+
+
+def memory_bytes(text: str) -> int:
+    """The bytes of a memory limit such as ``500MB`` or ``1.5GiB``.
+
+    Raises:
+        UserError: anything but a number and a unit, or less than 16 MiB.
+    """
+    m = _MEMORY.match(str(text))
+    if not m:
+        raise UserError(f"--memory-limit must be a number and a unit such as 500MB or 2GiB, "
+                        f"got {str(text)[:40]!r}")
+    n = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+    if n < MIN_MEMORY:
+        raise UserError(f"--memory-limit must be at least 16MiB, got {m.group(0).strip()}")
+    return n
 
 
 def check_statement(query: str) -> str:
@@ -91,7 +126,10 @@ def check_statement(query: str) -> str:
 
 def connect(data_dir: str | os.PathLike, limits: Limits = Limits(),
             query: str | None = None) -> duckdb.DuckDBPyConnection:
-    """A locked-down read-only connection to ``<data_dir>/poker.duckdb`` (see module doc).
+    """A locked-down read-only connection to ``<data_dir>/poker.duckdb`` (see module doc): a
+    DuckDB instance of its own, configured through the config API and bound parameters. Made
+    in the query process (:mod:`queries.sandbox_worker`), whose working directory is the data
+    directory; ``query``: the partitions it reads are checked (all if None).
 
     Raises:
         UserError: no database, or it cannot be opened (a one-line reason).
@@ -100,21 +138,24 @@ def connect(data_dir: str | os.PathLike, limits: Limits = Limits(),
     path = data_dir / CATALOG_FILE
     if not path.exists():
         raise UserError(f"no database at {path}: build something first (`cli.py etl`)")
-    con = _open_read_only(path)
+    config = {"memory_limit": f"{memory_bytes(limits.memory_limit)}B",
+              "file_search_path": str(data_dir),
+              "autoinstall_known_extensions": False, "autoload_known_extensions": False}
+    if limits.threads:
+        config["threads"] = int(limits.threads)
+    for attempt in range(50):  # a writer holds the file a moment: retried, as open_read_only
+        try:
+            con = duckdb.connect(str(path), read_only=True, config=config)
+            break
+        except duckdb.Error as exc:
+            if "lock" not in str(exc).lower() or attempt == 49:
+                raise (catalog_error(path, exc) or UserError(first_line(exc))) from None
+            time.sleep(0.2)
     try:
-        root = str(data_dir).replace("'", "''")
-        con.execute(f"SET file_search_path = '{root}'")
-        # the views' paths are relative to the data directory (file_search_path), and DuckDB
-        # checks them as written: allow its subdirectories by their relative names too
-        rel = [f"'{p.name.replace(chr(39), chr(39) * 2)}/'" for p in sorted(data_dir.iterdir())
-               if p.is_dir() and not p.name.startswith(".")]
-        con.execute(f"SET allowed_directories = ['{root}/'{''.join(', ' + r for r in rel)}]")
+        # the data directory, absolute, is the one place files are read from (DuckDB resolves
+        # relative entries against the process's working directory: none are given)
+        con.execute("SET allowed_directories = ?", [[str(data_dir) + os.sep]])
         con.execute("SET enable_external_access = false")
-        con.execute("SET autoinstall_known_extensions = false")
-        con.execute("SET autoload_known_extensions = false")
-        con.execute(f"SET memory_limit = '{limits.memory_limit}'")
-        if limits.threads:
-            con.execute(f"SET threads = {int(limits.threads)}")
         con.execute("SET lock_configuration = true")
     except duckdb.InterruptException:  # Ctrl-C while setting up
         con.close()
@@ -139,46 +180,72 @@ def _open_read_only(path: Path) -> duckdb.DuckDBPyConnection:
         raise UserError(first_line(exc)) from None
 
 
+def catalog_rows(data_dir: str | os.PathLike, query: str) -> list[dict]:
+    """Rows of one of our own fixed queries over the catalog tables (no user SQL, no files):
+    a plain read-only connection in this process, nothing locked or shared beyond it."""
+    con = _open_read_only(Path(data_dir).absolute() / CATALOG_FILE)
+    try:
+        cur = con.execute(query)
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row)) for row in cur.fetchall()]
+    except duckdb.Error as exc:
+        raise UserError(first_line(exc)) from None
+    finally:
+        con.close()
+
+
 def stream(data_dir: str | os.PathLike, query: str, limits: Limits = Limits(),
            limit: int | None = None, batch_rows: int = BATCH_ROWS
            ) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
     """Run ``query`` in the sandbox; its schema and an iterator of its record batches.
 
-    The query runs in a worker thread; the caller's thread enforces ``limits.timeout`` (from
-    the start of the query to the last batch) and turns Ctrl-C into an interrupt of the query.
-    Closing the iterator early (or an error) closes the connection.
+    The query runs in a child process (module doc); a thread here reads its Arrow stream, and
+    the caller's thread enforces ``limits.timeout`` (from the start of the query to the last
+    batch; the child is killed) and, in the main thread, Ctrl-C (the child is killed, then
+    KeyboardInterrupt is raised). Closing the iterator early (or an error) ends the child.
 
     Raises:
-        UserError: refused statement, DuckDB's error, time limit exceeded, interrupted.
+        UserError: refused statement, DuckDB's error, memory or time limit exceeded.
+        KeyboardInterrupt: Ctrl-C (main thread only).
     """
     query = check_statement(query)
-    con = connect(data_dir, limits, query)
+    memory = memory_bytes(limits.memory_limit)
+    if limits.timeout is not None and not 0 < limits.timeout < float("inf"):
+        raise UserError(f"--timeout must be positive and finite, got {limits.timeout}")
+    data_dir = Path(data_dir).absolute()
+    if not (data_dir / CATALOG_FILE).exists():
+        raise UserError(f"no database at {data_dir / CATALOG_FILE}: build something first "
+                        "(`cli.py etl`)")
+    request = {"data_dir": str(data_dir), "query": query, "memory_limit": limits.memory_limit,
+               "memory_bytes": memory, "threads": limits.threads, "limit": limit,
+               "batch_rows": batch_rows, "timeout": limits.timeout}
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
+    env["MALLOC_ARENA_MAX"] = "2"
+    # -P: the data directory (the child's working directory) is not put on sys.path
+    proc = subprocess.Popen([sys.executable, "-P", "-m", "queries.sandbox_worker"],
+                            cwd=data_dir, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
     deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
     out: queue.Queue = queue.Queue(maxsize=4)
     stop = threading.Event()
 
     def produce() -> None:
         try:
-            rel = con.sql(query)
-            if rel is None:
-                out.put(("schema", pa.schema([])))
-                out.put(("end", None))
-                return
-            if limit is not None:
-                rel = rel.limit(limit)
-            reader = rel.to_arrow_reader(batch_rows)
+            proc.stdin.write(json.dumps(request).encode())
+            proc.stdin.close()
+            reader = pa.ipc.open_stream(proc.stdout)
             out.put(("schema", reader.schema))
             for batch in reader:
                 if stop.is_set():
                     return
                 out.put(("batch", batch))
             out.put(("end", None))
-        except BaseException as exc:  # handed to the consumer
-            out.put(("error", exc))
+        except BaseException as exc:  # noqa: BLE001 (the child's stderr says why)
+            if not stop.is_set():
+                out.put(("error", exc))
 
     worker = threading.Thread(target=produce, name="sandbox-query", daemon=True)
-    # Ctrl-C while the query runs: stop it (the handler runs between the main thread's
-    # waits; a KeyboardInterrupt raised at an arbitrary point could leave the query running)
     interrupted = threading.Event()
     previous = None
     if threading.current_thread() is threading.main_thread():
@@ -188,11 +255,11 @@ def stream(data_dir: str | os.PathLike, query: str, limits: Limits = Limits(),
     def take():
         while True:
             if interrupted.is_set():
-                _abort()
-                raise UserError("interrupted")
+                _end(kill=True)
+                raise KeyboardInterrupt
             wait = 0.1 if deadline is None else min(0.1, deadline - time.monotonic())
             if wait <= 0:
-                _abort()
+                _end(kill=True)
                 raise UserError(f"query exceeded the time limit of {limits.timeout:g} s "
                                 "(--timeout)")
             try:
@@ -200,40 +267,52 @@ def stream(data_dir: str | os.PathLike, query: str, limits: Limits = Limits(),
             except queue.Empty:
                 continue
 
-    def _abort() -> None:
-        stop.set()
-        _drain()
+    ended = []
 
-    def _drain(limit: float = 30.0) -> None:
-        """Stop the worker: interrupt the query again and again (an interrupt that lands
-        before the query starts running is lost) and empty the queue (a producer may wait on
-        it); close the connection once the worker is gone (closing under a running query
-        would wait for it)."""
+    def _end(kill: bool) -> None:
+        """Stop the child (killed unless it finished), the reader thread and the handler."""
+        nonlocal previous
+        if ended:
+            return
+        ended.append(True)
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
-        end = time.monotonic() + limit
-        while worker.is_alive() and time.monotonic() < end:
-            if stop.is_set():
-                con.interrupt()
-                try:
-                    out.get_nowait()
-                except queue.Empty:
-                    pass
-            worker.join(timeout=0.1)
-        if not worker.is_alive():
-            con.close()
+            previous = None
+        stop.set()
+        if kill and proc.poll() is None:
+            proc.kill()
+        while worker.is_alive():
+            try:
+                out.get_nowait()
+            except queue.Empty:
+                pass
+            worker.join(timeout=0.05)
+        proc.wait()
+        proc.stdout.close()
 
-    def fail(exc: BaseException):
-        _drain()
-        if isinstance(exc, duckdb.InterruptException):
-            return UserError("interrupted")
-        if isinstance(exc, duckdb.Error):
-            return UserError(first_line(exc))
-        return exc
+    def fail() -> UserError:
+        """The child's one-line error (it has finished or died; else it is ended)."""
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # e.g. blocked writing what nobody reads now
+            proc.kill()
+        err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+        _end(kill=False)
+        proc.stderr.close()
+        marked = [ln[len(ERROR_MARK):] for ln in err.splitlines() if ln.startswith(ERROR_MARK)]
+        if marked:
+            return UserError(marked[-1])
+        if proc.returncode is not None and proc.returncode < 0:
+            name = signal.Signals(-proc.returncode).name
+            return UserError(f"memory limit exceeded (--memory-limit {limits.memory_limit}): "
+                             f"the query process ended by {name}")
+        last = [ln for ln in err.splitlines() if ln.strip()]
+        return UserError(f"the query process failed (exit {proc.returncode})"
+                         + (f": {last[-1][:200]}" if last else ""))
 
     kind, value = take()
     if kind == "error":
-        raise fail(value) from None
+        raise fail() from None
     schema = value
 
     def batches() -> Iterator[pa.RecordBatch]:
@@ -243,15 +322,19 @@ def stream(data_dir: str | os.PathLike, query: str, limits: Limits = Limits(),
                 kind, value = take()
                 if kind == "end":
                     done = True
+                    _end(kill=False)
+                    if proc.returncode:
+                        raise fail()
                     return
                 if kind == "error":
                     done = True
-                    raise fail(value) from None
+                    raise fail() from None
                 yield value
         finally:
             if not done:
-                stop.set()
-            _drain()
+                _end(kill=True)
+            if proc.stderr and not proc.stderr.closed:
+                proc.stderr.close()
 
     return schema, batches()
 

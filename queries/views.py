@@ -11,11 +11,15 @@ the data directory: every connection made here or by ``cli.py sql`` sets DuckDB'
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import duckdb
 
+import pyarrow.parquet as pq
+
 from etl.views import connect, create_table_views  # noqa: F401 (connect is re-exported)
+from schema.strategy import STRATEGIES_DIR
 
 SQL_DIR = Path(__file__).resolve().parent
 
@@ -48,9 +52,45 @@ def create_views(data_dir: str | os.PathLike) -> tuple[list[str], list[str]]:
             if len(failed) == len(pending):
                 break
             pending = [f for f, _ in failed]
+        notes += _skip_unreadable_strategies(con, data_dir)
         no_files = any("No files found" in first for _, first in failed)
         for sql_file, first in failed:
             # else its stage (or the stage of a view it uses) has written nothing yet
             if "No files found" not in first and not (no_files and "does not exist" in first):
                 notes.append(f"{sql_file.name} skipped: {first}")
     return made, notes
+
+
+#: A strategy file's path as the explicit view lists it: nothing that could end a SQL string.
+_SAFE_PATH = re.compile(r"^[A-Za-z0-9_.+=@-]+/[A-Za-z0-9_.+=@-]+/[A-Za-z0-9_.+=@-]+\.parquet$")
+
+
+def _skip_unreadable_strategies(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[str]:
+    """If a strategy file cannot be read (damaged, truncated, not Parquet), ``strategies.sql``'s
+    glob would make every query on the ``strategies`` view fail: the view is made again over
+    the readable files only, and each strategy left out is named in a ``warning:`` note."""
+    files = sorted((data_dir / STRATEGIES_DIR).glob("*/*.parquet"))
+    good, notes = [], []
+    for f in files:
+        rel = f.relative_to(data_dir).as_posix()
+        try:
+            pq.read_metadata(f)
+        except Exception as exc:  # noqa: BLE001 (pyarrow's errors and OSError alike)
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            notes.append(f"warning: strategy {f.parent.name} left out of the strategies view: "
+                         f"{rel} cannot be read ({first})")
+            continue
+        if not _SAFE_PATH.match(rel):
+            notes.append(f"warning: strategy {f.parent.name} left out of the strategies view: "
+                         f"its path {rel!r} cannot be listed")
+            continue
+        good.append(rel)
+    if not notes:
+        return []
+    if good:  # paths checked by _SAFE_PATH: no quote can occur in them
+        listed = ", ".join(f"'{r}'" for r in good)
+        con.execute("CREATE OR REPLACE VIEW strategies AS SELECT * FROM "
+                    f"read_parquet([{listed}], union_by_name = true)")
+    else:
+        con.execute("DROP VIEW IF EXISTS strategies")
+    return notes

@@ -12,11 +12,12 @@ ENV_VAR = "POKER_DATA_DIR"
 
 
 def data_dir(explicit: str | os.PathLike | None = None) -> Path:
-    """Resolve the data directory: explicit argument, then $POKER_DATA_DIR, then ./data."""
+    """Resolve the data directory: explicit argument, then $POKER_DATA_DIR, then ./data; always
+    absolute (against the working directory now), so that nothing resolves it twice."""
     if explicit:
-        return Path(explicit)
+        return Path(explicit).expanduser().absolute()
     env = os.environ.get(ENV_VAR)
-    return Path(env) if env else Path("data")
+    return (Path(env) if env else Path("data")).expanduser().absolute()
 
 
 def check_dir(path: str | os.PathLike, what: str, writable: bool = False) -> Path:
