@@ -39,6 +39,7 @@ from threading import BoundedSemaphore, Lock
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi_offline import FastAPIOffline
 from starlette.concurrency import run_in_threadpool
 
 from queries import sandbox
@@ -150,8 +151,10 @@ def _json_safe(v):
 def create_app(data_dir: str | Path, token: str | None = None) -> FastAPI:
     """The API over ``data_dir`` (module docstring); ``token``: required bearer token."""
     data_dir = Path(data_dir).absolute()
-    app = FastAPI(title="poker abstraction and strategy service",
-                  description=__doc__.split("\n\n")[0])
+    # FastAPIOffline: /docs and /redoc serve Swagger UI's and ReDoc's files from the package
+    # (FastAPI's load them from a CDN: a blank page without internet)
+    app = FastAPIOffline(title="poker abstraction and strategy service",
+                         description=__doc__.split("\n\n")[0])
     lookups = _Lookups(data_dir)
     limits = sandbox.Limits(timeout=SQL_TIMEOUT, memory_limit=SQL_MEMORY, threads=1)
 

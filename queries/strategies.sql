@@ -1,6 +1,7 @@
 -- Strategy tables of solve runs (schema/strategy.py; written by solve/table.py and
 -- solve/holdem/table.py): one row per (strategy, information set, action). Paths are relative
--- to the data directory.
+-- to the data directory. `strategy_rows` (made by queries/views.py) is every readable stored
+-- table as written: a damaged one is left out with a warning instead of failing every query.
 -- Numbered as every output of the project (schema/strategy.py): `round` and `player` from 1
 -- (the Parquet files store them from 0), `seat` the acting seat's name ("small blind" / "big
 -- blind" in holdem, "player 1" / "player 2" elsewhere). `training` (issue 47): 'never trained'
@@ -11,7 +12,7 @@
 -- columns so that the view also works over old tables only.
 CREATE OR REPLACE VIEW strategies AS
 WITH stored AS (
-    SELECT * FROM read_parquet('strategies/*/*.parquet', union_by_name = true)
+    SELECT * FROM strategy_rows
     UNION ALL BY NAME
     SELECT NULL::BOOLEAN AS reached, NULL::DOUBLE AS weight, NULL::DOUBLE AS round_mean_weight
     WHERE false

@@ -34,6 +34,7 @@ def create_views(data_dir: str | os.PathLike) -> tuple[list[str], list[str]]:
     data_dir = Path(data_dir).absolute()
     with connect(data_dir) as con:
         made, notes = create_table_views(con, data_dir)
+        notes += _strategy_rows(con, data_dir)
         # A file may use views of files later in name order: failed files are retried
         # while a pass makes progress.
         pending, failed = sorted(SQL_DIR.glob("*.sql")), []
@@ -52,7 +53,6 @@ def create_views(data_dir: str | os.PathLike) -> tuple[list[str], list[str]]:
             if len(failed) == len(pending):
                 break
             pending = [f for f, _ in failed]
-        notes += _skip_unreadable_strategies(con, data_dir)
         no_files = any("No files found" in first for _, first in failed)
         for sql_file, first in failed:
             # else its stage (or the stage of a view it uses) has written nothing yet
@@ -65,10 +65,12 @@ def create_views(data_dir: str | os.PathLike) -> tuple[list[str], list[str]]:
 _SAFE_PATH = re.compile(r"^[A-Za-z0-9_.+=@-]+/[A-Za-z0-9_.+=@-]+/[A-Za-z0-9_.+=@-]+\.parquet$")
 
 
-def _skip_unreadable_strategies(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[str]:
-    """If a strategy file cannot be read (damaged, truncated, not Parquet), ``strategies.sql``'s
-    glob would make every query on the ``strategies`` view fail: the view is made again over
-    the readable files only, and each strategy left out is named in a ``warning:`` note."""
+def _strategy_rows(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[str]:
+    """The ``strategy_rows`` view, every stored strategy table as written (``strategies.sql``
+    builds the ``strategies`` view on it): over the glob of their files, or, if one cannot be
+    read (damaged, truncated, not Parquet) -- the glob would make every query on the view fail
+    -- over the readable files only, each strategy left out named in a ``warning:`` note. No
+    file at all: no view (the strategies stage has written nothing yet)."""
     files = sorted((data_dir / STRATEGIES_DIR).glob("*/*.parquet"))
     good, notes = [], []
     for f in files:
@@ -85,12 +87,12 @@ def _skip_unreadable_strategies(con: duckdb.DuckDBPyConnection, data_dir: Path) 
                          f"its path {rel!r} cannot be listed")
             continue
         good.append(rel)
-    if not notes:
-        return []
-    if good:  # paths checked by _SAFE_PATH: no quote can occur in them
-        listed = ", ".join(f"'{r}'" for r in good)
-        con.execute("CREATE OR REPLACE VIEW strategies AS SELECT * FROM "
-                    f"read_parquet([{listed}], union_by_name = true)")
-    else:
-        con.execute("DROP VIEW IF EXISTS strategies")
+    if not good:
+        con.execute("DROP VIEW IF EXISTS strategy_rows")
+        return notes
+    # paths checked by _SAFE_PATH: no quote can occur in them
+    source = (f"'{STRATEGIES_DIR}/*/*.parquet'" if not notes
+              else "[" + ", ".join(f"'{r}'" for r in good) + "]")
+    con.execute("CREATE OR REPLACE VIEW strategy_rows AS SELECT * FROM "
+                f"read_parquet({source}, union_by_name = true)")
     return notes

@@ -53,3 +53,24 @@ def test_a_finished_holdem_run_names_its_overheads_and_removes_its_checkpoint(tm
     assert (tmp_path / "strategies" / "kept" / "checkpoint" / "state.json").exists()
     assert entry.main(args + ["--name", "kept", "--resume", "--iterations", "60"]) == 0
     assert "iterations=60" in capsys.readouterr().out
+
+
+def test_api_docs_page_needs_no_internet(tmp_path):
+    """/docs loads Swagger UI's files from the app itself, not from a CDN (a blank page
+    offline): every script and stylesheet the page names is served by the app."""
+    import re
+
+    from fastapi.testclient import TestClient
+
+    from queries.api import create_app
+
+    client = TestClient(create_app(tmp_path))
+    page = client.get("/docs")
+    assert page.status_code == 200
+    assets = re.findall(r'(?:src|href)="([^"]+)"', page.text)
+    assert any(a.endswith(".js") for a in assets) and any(a.endswith(".css") for a in assets)
+    for asset in assets:
+        assert asset.startswith("/"), f"/docs loads {asset} from outside the app"
+        got = client.get(asset)
+        assert got.status_code == 200 and len(got.content) > 1000, asset
+    assert client.get("/openapi.json").status_code == 200
