@@ -1,0 +1,405 @@
+"""The exact best response to a Hold'em strategy in the real game (issue 51).
+
+Each seat's best response against a strategy on an abstraction, in the real game: the
+responder sees its real cards and the board (no abstraction), the strategy plays through its
+buckets. Johanson, Waugh, Bowling & Zinkevich, "Accelerating best response calculation in large
+extensive games", IJCAI 2011: one walk of the public tree per board with vectors over the
+1,326 private hands, the opponent's reach carried as a vector (multiplied at its nodes by its
+action probabilities, hand by hand through its buckets), the responder's maximum taken per hand
+at its own nodes, showdowns in O(hands) from the hands sorted by strength and folds by
+inclusion-exclusion over the two cards of a hand (``_vector_kernels.fold_sums`` /
+``showdown_sums``). Chance is exact: given both hands and the seen board every next card is
+equally likely (one of ``D - 4 - seen``), so a chance node's value is the mean of its children,
+each with the hands holding the new card left out (``_br_kernels``).
+
+Work is split by flop. The preflop is a few vectors (:func:`preflop_reach`,
+:func:`preflop_values`); a *flop entry* is a node the preflop leads to (a first flop decision,
+or a preflop showdown when the game has one round). For one flop, :func:`flop_values` gives,
+per seat and entry, the responder's value vector at the entry (best response, and the strategy's
+own for the game value) given the opponent's preflop reach. A strategy on a card abstraction is
+suit-symmetric (buckets are looked up by canonical index), so a flop's vectors give those of
+every flop in its suit-isomorphism class by renaming suits: only the canonical flops
+(:func:`canonical_flops`; 1,755 of the full deck) are walked, each a unit of work whose result
+:class:`FlopStore` writes atomically as it completes, so a killed run resumes where it stopped
+(one run per store at a time: an exclusive lock).
+
+The value of seat s's best response is the mean over every deal of its chips; the strategy's
+exploitability is the mean of the two seats' values (in mbb/g, as ``evaluate`` reports LBR),
+and the game value it implies is seat 0's chips when it plays itself.
+
+A reduced deck (``deck``: any set of card codes, e.g. two suits of five ranks) makes games small
+enough to check against brute force; its flops are canonical under the suit renamings that map
+the deck onto itself.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import itertools
+import json
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass
+from math import comb
+from pathlib import Path
+from typing import Callable, Iterator
+
+import numpy as np
+
+from schema.errors import UserError
+from schema.progress import progress_bar
+from schema.storage import AtomicFile
+from solve.holdem import _br_kernels as B
+from solve.holdem._kernels import DECISION, FOLD_END, SHOWDOWN
+from solve.holdem.buckets import indexer_tables
+from solve.holdem.evaluate import Policy
+from solve.holdem.game import BettingTree
+
+#: part of every store's key: bump it when what a stored flop result means changes
+BR_VERSION = 1
+FULL_DECK = np.arange(52, dtype=np.int64)
+
+
+def pair_index(a, b):
+    """The pair index of cards a != b (``_kernels._pair_index``), vectorised."""
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    return hi * (hi - 1) // 2 + lo
+
+
+def deck_pairs(deck: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(first card, second card, pair index) of every pair of ``deck``'s cards."""
+    d = np.sort(np.asarray(deck, np.int64))
+    a, b = np.triu_indices(len(d), 1)
+    return d[a], d[b], pair_index(d[a], d[b])
+
+
+def suit_symmetries(deck: np.ndarray) -> list[np.ndarray]:
+    """The renamings of suits that map ``deck`` onto itself, each as a card map (52,)."""
+    cards = np.arange(52)
+    out = []
+    dset = set(int(c) for c in deck)
+    for perm in itertools.permutations(range(4)):
+        m = (cards // 4) * 4 + np.asarray(perm)[cards % 4]
+        if set(int(m[c]) for c in deck) == dset:
+            out.append(m)
+    return out
+
+
+@dataclass
+class CanonicalFlop:
+    """A flop (ascending cards) standing for its class: ``maps`` renames a pair index of this
+    flop's vectors into that of each flop of the class (one per flop)."""
+
+    cards: tuple[int, int, int]
+    maps: np.ndarray  # (class size, 1326) int64
+
+    @property
+    def weight(self) -> int:
+        return len(self.maps)
+
+
+def canonical_flops(deck: np.ndarray = FULL_DECK, isomorphism: bool = True
+                    ) -> list[CanonicalFlop]:
+    """The flops of ``deck`` by class (every flop its own class without ``isomorphism``), in
+    ascending order of the class's least flop."""
+    deck = np.sort(np.asarray(deck, np.int64))
+    syms = suit_symmetries(deck) if isomorphism else [np.arange(52)]
+    pa = np.concatenate([np.arange(b) for b in range(52)])
+    pb = np.concatenate([np.full(b, b) for b in range(52)])
+    classes: dict[tuple, dict[tuple, np.ndarray]] = {}
+    for f in itertools.combinations(deck.tolist(), 3):
+        images = {tuple(sorted(int(m[c]) for c in f)): m for m in syms}
+        rep = min(images)
+        if rep not in classes:
+            # maps from the representative: each distinct image of rep, with one renaming
+            classes[rep] = {}
+            for m in syms:
+                img = tuple(sorted(int(m[c]) for c in rep))
+                classes[rep].setdefault(img, m)
+    out = []
+    for rep in sorted(classes):
+        maps = np.stack([pair_index(m[pa], m[pb]) for m in classes[rep].values()])
+        out.append(CanonicalFlop(rep, maps))
+    return out
+
+
+def flop_entries(tree: BettingTree) -> np.ndarray:
+    """The nodes the preflop leads to that need a flop: round-1 decisions, or showdowns of a
+    one-round game (pre-order)."""
+    n = np.arange(1, tree.n_nodes)
+    par = tree.parent[1:]
+    first = (tree.round[par] == 0) & (
+        ((tree.ntype[1:] == DECISION) & (tree.round[1:] == 1)) | (tree.ntype[1:] == SHOWDOWN))
+    return n[first]
+
+
+def _round0_nodes(tree: BettingTree) -> list[int]:
+    """The preflop's nodes in pre-order (entries included, nothing below them)."""
+    out, n = [], 0
+    while n < tree.n_nodes:
+        out.append(n)
+        if tree.round[n] == 0 and tree.ntype[n] == DECISION:
+            n += 1
+        else:
+            n += int(tree.size[n])
+    return out
+
+
+def _action_probs(tree: BettingTree, policy: Policy, n: int, buckets: np.ndarray,
+                  dpi: np.ndarray) -> np.ndarray:
+    out = np.zeros((3, 1326))
+    kind, S, off, _ = policy.args()
+    B.policy_matrix(kind, S, off, n, tree.nact, tree.code, buckets, dpi, out)
+    return out
+
+
+def preflop_buckets(policy: Policy, deck: np.ndarray) -> np.ndarray:
+    """The preflop bucket per pair index (deck pairs)."""
+    dpa, dpb, dpi = deck_pairs(deck)
+    ob = np.zeros((4, 1326), np.int64)
+    B.round_buckets(0, np.zeros(5, np.int64), 0, dpa, dpb, dpi, len(dpi),
+                    policy.buckets.lookup, indexer_tables(), ob)
+    return ob[0]
+
+
+def preflop_reach(tree: BettingTree, policy: Policy, deck: np.ndarray = FULL_DECK
+                  ) -> np.ndarray:
+    """(2, entries, 1326): per responder seat, the opponent's reach at every flop entry (the
+    product of its preflop action probabilities, per opponent hand)."""
+    dpa, dpb, dpi = deck_pairs(deck)
+    b0 = preflop_buckets(policy, deck)
+    entries = flop_entries(tree)
+    out = np.zeros((2, len(entries), 1326))
+    for p in range(2):
+        reach = {0: np.zeros(1326)}
+        reach[0][dpi] = 1.0
+        for n in _round0_nodes(tree):
+            if n not in reach or tree.ntype[n] != DECISION or tree.round[n] != 0:
+                continue
+            probs = (_action_probs(tree, policy, n, b0, dpi) if tree.player[n] != p else None)
+            for a in range(tree.nact[n]):
+                c = int(tree.child[n, a])
+                reach[c] = reach[n] * probs[a] if probs is not None else reach[n]
+        for e, n in enumerate(entries):
+            out[p, e] = reach[int(n)]
+    return out
+
+
+def flop_values(tree: BettingTree, policy: Policy, flop, reach: np.ndarray,
+                deck: np.ndarray = FULL_DECK) -> np.ndarray:
+    """(2 seats, 2, entries, 1326): per responder seat, its best-response values ([.., 0, ..])
+    and the strategy's own ([.., 1, ..]) at every flop entry on ``flop``, per responder hand
+    (0 for hands holding a flop card), given ``reach`` (:func:`preflop_reach`)."""
+    deck = np.sort(np.asarray(deck, np.int64))
+    dpa, dpb, dpi = deck_pairs(deck)
+    entries = flop_entries(tree)
+    T = (tree.ntype, tree.player, tree.round, tree.nact, tree.code, tree.child, tree.size,
+         tree.spent)
+    kind, S, off, bk = policy.args()
+    out = np.zeros((2, 2, len(entries), 1326))
+    f = np.asarray(flop, np.int64)
+    for p in range(2):
+        B.flop_values(f, p, entries, np.ascontiguousarray(reach[p]), deck, dpa, dpb, dpi, T,
+                      kind, S, off, bk, indexer_tables(), out[p, 0], out[p, 1])
+    hit = np.isin(dpa, f) | np.isin(dpb, f)
+    out[..., dpi[hit]] = 0.0
+    mask = np.ones(1326, bool)
+    mask[dpi] = False
+    out[..., mask] = 0.0
+    return out
+
+
+def accumulate(total: np.ndarray, flop: CanonicalFlop, values: np.ndarray) -> None:
+    """Add one canonical flop's vectors (:func:`flop_values`) for every flop of its class."""
+    for m in flop.maps:
+        total[..., m] += values
+
+
+def preflop_values(tree: BettingTree, policy: Policy, seat: int, entry_values: np.ndarray,
+                   deck: np.ndarray = FULL_DECK) -> tuple[np.ndarray, np.ndarray]:
+    """Seat ``seat``'s (best-response, on-policy) values per hand at the root, from the flop
+    entries' values (their mean over the flops, (2, entries, 1326))."""
+    dpa, dpb, dpi = deck_pairs(deck)
+    b0 = preflop_buckets(policy, deck)
+    reach = {0: np.zeros(1326)}
+    reach[0][dpi] = 1.0
+    entries = [int(e) for e in flop_entries(tree)]
+    nodes = _round0_nodes(tree)
+    for n in nodes:  # the opponent's reach
+        if n not in reach or tree.ntype[n] != DECISION or tree.round[n] != 0:
+            continue
+        probs = _action_probs(tree, policy, n, b0, dpi) if tree.player[n] != seat else None
+        for a in range(tree.nact[n]):
+            c = int(tree.child[n, a])
+            reach[c] = reach[n] * probs[a] if probs is not None else reach[n]
+    V, VP = {}, {}
+    for n in reversed(nodes):
+        if n in entries:
+            V[n], VP[n] = entry_values[0, entries.index(n)], entry_values[1, entries.index(n)]
+        elif tree.ntype[n] == FOLD_END:
+            r = reach[n]
+            card = np.bincount(dpa, r[dpi], 52) + np.bincount(dpb, r[dpi], 52)
+            compat = np.zeros(1326)
+            compat[dpi] = r.sum() - card[dpa] - card[dpb] + r[dpi]
+            pay = -tree.spent[n, seat] if tree.player[n] == seat else tree.spent[n, 1 - seat]
+            V[n] = VP[n] = pay * compat
+        else:
+            kids = [int(tree.child[n, a]) for a in range(tree.nact[n])]
+            if tree.player[n] == seat:
+                V[n] = np.max([V[c] for c in kids], axis=0)
+                probs = _action_probs(tree, policy, n, b0, dpi)
+                VP[n] = sum(probs[a] * VP[c] for a, c in enumerate(kids))
+            else:
+                V[n] = sum(V[c] for c in kids)
+                VP[n] = sum(VP[c] for c in kids)
+    return V[0], VP[0]
+
+
+@dataclass
+class ExactResult:
+    """Chips per game: ``br[s]`` seat s's best response against the strategy in the other seat,
+    ``own[s]`` seat s's chips when the strategy plays itself (``own[0] == -own[1]``)."""
+
+    br: tuple[float, float]
+    own: tuple[float, float]
+    big_blind: float
+    flops: int
+
+    @property
+    def exploitability_mbb(self) -> float:
+        """The mean of the two seats' best-response values, mbb/g."""
+        return 0.5 * (self.br[0] + self.br[1]) * 1000.0 / self.big_blind
+
+    @property
+    def value_mbb(self) -> float:
+        """Seat 0's value of the strategy against itself, mbb/g."""
+        return self.own[0] * 1000.0 / self.big_blind
+
+    def as_dict(self) -> dict:
+        return {"method": "exact", "br_seat0_chips": self.br[0], "br_seat1_chips": self.br[1],
+                "own_seat0_chips": self.own[0], "own_seat1_chips": self.own[1],
+                "exploitability_mbb": self.exploitability_mbb, "value_mbb": self.value_mbb,
+                "br_seat0_mbb": self.br[0] * 1000.0 / self.big_blind,
+                "br_seat1_mbb": self.br[1] * 1000.0 / self.big_blind, "flops": self.flops}
+
+
+def finish(tree: BettingTree, policy: Policy, total: np.ndarray, deck: np.ndarray,
+           n_flops: int) -> ExactResult:
+    """The result from the flop entries' values summed over every flop (2, 2, entries, 1326)."""
+    D = len(deck)
+    mean = total / comb(D - 4, 3)
+    deals = comb(D, 2) * comb(D - 2, 2)
+    br, own = [], []
+    for s in range(2):
+        v, vp = preflop_values(tree, policy, s, mean[s], deck)
+        br.append(float(v.sum() / deals))
+        own.append(float(vp.sum() / deals))
+    return ExactResult(tuple(br), tuple(own), float(tree.rules.big_blind), n_flops)
+
+
+def exact_best_response(tree: BettingTree, policy: Policy, deck: np.ndarray = FULL_DECK,
+                        isomorphism: bool = True, store: "FlopStore | None" = None,
+                        mapper: "Callable | None" = None, progress: bool = False
+                        ) -> ExactResult:
+    """Both seats' exact best responses to ``policy`` (see the module docstring).
+
+    ``store``: where finished flops are kept (a run resumes from it); ``mapper(flops,
+    reach)``: yields ``(i, values)`` for the flops not done (default: this process, in order).
+    """
+    deck = np.sort(np.asarray(deck, np.int64))
+    if len(deck) < 9:
+        raise ValueError(f"a deal needs 9 cards; the deck has {len(deck)}")
+    flops = canonical_flops(deck, isomorphism)
+    reach = preflop_reach(tree, policy, deck)
+    shape = (2, 2, len(flop_entries(tree)), 1326)
+    done: dict[int, np.ndarray] = {}
+    if store is not None:
+        done = store.load(len(flops), shape)
+    todo = [i for i in range(len(flops)) if i not in done]
+    if mapper is None:
+        def mapper(items, rch):
+            for i, f in items:
+                yield i, flop_values(tree, policy, f.cards, rch, deck)
+    bar = progress_bar(total=len(flops), initial=len(done), desc="exact best response",
+                       unit="flop", disable=not progress)
+    try:
+        for i, values in mapper([(i, flops[i]) for i in todo], reach):
+            if store is not None:
+                store.put(i, values)
+            done[i] = values
+            bar.update(1)
+    finally:
+        bar.close()
+    total = np.zeros(shape)
+    for i in range(len(flops)):  # one order, whatever order the flops finished in
+        accumulate(total, flops[i], done[i])
+    return finish(tree, policy, total, deck, len(flops))
+
+
+class FlopStore:
+    """Finished flops of one exact best response: ``flop<i>.npy`` (float64, the
+    :func:`flop_values` array) in ``directory``, each written atomically; ``key.json`` what they
+    were computed from (a folder of another key is refused, not mixed)."""
+
+    def __init__(self, directory: Path, key: dict):
+        self.dir = Path(directory)
+        self.key = {**key, "br_version": BR_VERSION}
+
+    @staticmethod
+    def folder(parent: Path, key: dict) -> Path:
+        """A folder under ``parent`` named by a hash of ``key``."""
+        k = {**key, "br_version": BR_VERSION}
+        digest = hashlib.sha256(json.dumps(k, sort_keys=True).encode()).hexdigest()[:16]
+        return Path(parent) / f"exact-br-{digest}"
+
+    def _check_key(self) -> None:
+        path = self.dir / "key.json"
+        if path.exists():
+            if json.loads(path.read_text()) != self.key:
+                raise UserError(f"{self.dir} holds flops of another best response")
+        else:
+            with AtomicFile(path, checksum=False) as f:
+                f.tmp.write_text(json.dumps(self.key, sort_keys=True))
+
+    @contextmanager
+    def locked(self) -> Iterator["FlopStore"]:
+        """Hold the store's lock (one run at a time; the kernel frees it if the run dies)."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        path = self.dir / ".lock"
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 32, 0).decode().strip()
+                raise UserError(f"another exact best response is running on {self.dir}"
+                                f"{f' (pid {holder})' if holder else ''}") from None
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            self._check_key()
+            yield self
+        finally:
+            os.close(fd)
+
+    def path(self, i: int) -> Path:
+        return self.dir / f"flop{i:04d}.npy"
+
+    def load(self, n: int, shape: tuple) -> dict[int, np.ndarray]:
+        """The finished flops (a file of another shape or unreadable reads as not done)."""
+        out = {}
+        for i in range(n):
+            p = self.path(i)
+            if p.exists():
+                try:
+                    a = np.load(p)
+                except (OSError, ValueError):
+                    continue
+                if a.shape == shape and a.dtype == np.float64:
+                    out[i] = a
+        return out
+
+    def put(self, i: int, values: np.ndarray) -> None:
+        with AtomicFile(self.path(i), checksum=False) as f:
+            with open(f.tmp, "wb") as fh:
+                np.save(fh, np.asarray(values, np.float64))
