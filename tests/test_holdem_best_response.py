@@ -8,6 +8,7 @@ import pytest
 
 from etl._eval_kernels import eval7
 from etl.isomorphism import HandIndexer
+from schema.errors import UserError
 from solve.holdem import best_response as BR
 from solve.holdem.buckets import HoldemBuckets
 from solve.holdem.cfr import HoldemCFR
@@ -196,3 +197,93 @@ def test_suit_isomorphism_gives_the_sum_over_every_flop(buckets4):
     for p in range(2):
         assert a.br[p] == pytest.approx(b.br[p], abs=1e-10, rel=0)
         assert a.own[p] == pytest.approx(b.own[p], abs=1e-10, rel=0)
+
+
+# --- flops kept on disk, resume, lock, workers, Dask, the command line ----------------------
+
+@pytest.fixture(scope="module")
+def small12(buckets4):
+    """A 2-round strategy on a 2-round bucketing (small enough to send to workers)."""
+    tree = build_tree(HoldemRules(n_rounds=2, max_bets=2))
+    b2 = HoldemBuckets.from_arrays("t2", list(buckets4.arrays[:2]), buckets4.parents[:2])
+    pol = random_policy(tree, b2, 6, sparse=True)
+    return tree, pol, BR.exact_best_response(tree, pol, deck=DECK12)
+
+
+def test_a_killed_run_resumes_bit_identical(small12, tmp_path):
+    tree, pol, full = small12
+    store = BR.FlopStore(tmp_path / "br", {"kind": "test"})
+    computed = []
+
+    def dying(items, reach):  # this process, killed after three flops
+        for j, (i, f) in enumerate(items):
+            if j == 3:
+                raise KeyboardInterrupt
+            computed.append(i)
+            yield i, BR.flop_values(tree, pol, f.cards, reach, DECK12)
+
+    with store.locked(), pytest.raises(KeyboardInterrupt):
+        BR.exact_best_response(tree, pol, DECK12, store=store, mapper=dying)
+    assert len(list((tmp_path / "br").glob("flop*.npy"))) == 3
+    assert not list((tmp_path / "br").glob(".*.tmp"))
+    first = list(computed)
+
+    def counting(items, reach):
+        for i, f in items:
+            computed.append(i)
+            yield i, BR.flop_values(tree, pol, f.cards, reach, DECK12)
+
+    with store.locked():
+        res = BR.exact_best_response(tree, pol, DECK12, store=store, mapper=counting)
+    n = len(BR.canonical_flops(DECK12))
+    assert sorted(computed) == list(range(n)) and computed[:3] == first  # none twice
+    assert res == full  # bit for bit
+    with store.locked():  # everything kept: nothing computed again
+        assert BR.exact_best_response(tree, pol, DECK12, store=store, mapper=dying) == full
+
+
+def test_a_second_run_on_the_same_store_is_refused(tmp_path):
+    store = BR.FlopStore(tmp_path / "br", {"kind": "test"})
+    with store.locked():
+        with pytest.raises(UserError, match="another exact best response"):
+            with BR.FlopStore(tmp_path / "br", {"kind": "test"}).locked():
+                pass
+    with pytest.raises(UserError, match="another best response"):
+        with BR.FlopStore(tmp_path / "br", {"kind": "other"}).locked():
+            pass
+
+
+@pytest.mark.parametrize("workers,scheduler", [(2, None), (0, "local:2")])
+def test_worker_processes_and_a_dask_cluster_give_the_same_numbers(small12, workers,
+                                                                   scheduler):
+    tree, pol, full = small12
+    with BR.flop_mapper((tree, pol), DECK12, workers, scheduler) as mapper:
+        assert mapper is not None
+        assert BR.exact_best_response(tree, pol, DECK12, mapper=mapper) == full
+
+
+def test_cli_evaluate_best_response_exact(tmp_path, capsys, monkeypatch):
+    """The command on a stored strategy (the deck reduced to ten cards: the full deck's 1,755
+    flops of a 2-round game take minutes), resumed from its kept flops, stored as a figure."""
+    import cli
+
+    monkeypatch.setattr(BR, "FULL_DECK", DECK10)
+    run = lambda *a: cli.main(["--data-dir", str(tmp_path), *a])  # noqa: E731
+    assert run("solve", "--game", "holdem", "--abstraction", "synthetic:3,6", "--max-bets",
+               "2", "--name", "h", "--iterations", "2000", "--sampler", "chance",
+               "--lbr-deals", "20", "--h2h-deals", "100") == 0
+    capsys.readouterr()
+    assert run("evaluate", "h", "--best-response", "exact") == 0
+    out = capsys.readouterr().out
+    assert "exact best response" in out and "exploitability" in out
+    ev = tmp_path / "strategies" / "h" / "evaluations"
+    (folder,) = ev.glob("exact-br-*")
+    flops = sorted(folder.glob("flop*.npy"))
+    assert len(flops) == len(BR.canonical_flops(DECK10))
+    stored = list(ev.glob("exact-best-response-*.json"))
+    assert len(stored) == 1 and '"method": "exact"' in stored[0].read_text()
+    flops[0].unlink()
+    assert run("evaluate", "h", "--best-response", "exact", "--workers", "1") == 0
+    assert capsys.readouterr().out == out
+    assert run("evaluate", "h", "--workers", "2") == 2
+    assert "only with --best-response" in capsys.readouterr().err

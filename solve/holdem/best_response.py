@@ -34,12 +34,12 @@ the deck onto itself.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import itertools
 import json
-import os
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
+import multiprocessing
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
@@ -47,6 +47,8 @@ from typing import Callable, Iterator
 
 import numpy as np
 
+from etl.cluster import dask_client
+from etl.lock import try_file_lock
 from schema.errors import UserError
 from schema.progress import progress_bar
 from schema.storage import AtomicFile
@@ -54,7 +56,9 @@ from solve.holdem import _br_kernels as B
 from solve.holdem._kernels import DECISION, FOLD_END, SHOWDOWN
 from solve.holdem.buckets import indexer_tables
 from solve.holdem.evaluate import Policy
+from solve.holdem.figures import FigureStore
 from solve.holdem.game import BettingTree
+from solve.holdem.run import load_policy, spec_parts, strategy_identity
 
 #: part of every store's key: bump it when what a stored flop result means changes
 BR_VERSION = 1
@@ -364,23 +368,17 @@ class FlopStore:
 
     @contextmanager
     def locked(self) -> Iterator["FlopStore"]:
-        """Hold the store's lock (one run at a time; the kernel frees it if the run dies)."""
-        self.dir.mkdir(parents=True, exist_ok=True)
-        path = self.dir / ".lock"
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                holder = os.pread(fd, 32, 0).decode().strip()
-                raise UserError(f"another exact best response is running on {self.dir}"
-                                f"{f' (pid {holder})' if holder else ''}") from None
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        """Hold the store's lock for the block (one run at a time; the kernel frees a
+        ``flock`` when its holder dies, so a killed run leaves none behind).
+
+        Raises:
+            UserError: another run holds it, or the folder holds another key's flops.
+        """
+        with try_file_lock(self.dir / ".lock") as held:
+            if not held:
+                raise UserError(f"another exact best response is running on {self.dir}")
             self._check_key()
             yield self
-        finally:
-            os.close(fd)
 
     def path(self, i: int) -> Path:
         return self.dir / f"flop{i:04d}.npy"
@@ -403,3 +401,117 @@ class FlopStore:
         with AtomicFile(self.path(i), checksum=False) as f:
             with open(f.tmp, "wb") as fh:
                 np.save(fh, np.asarray(values, np.float64))
+
+
+# ---------------------------------------------------------------------------------------------
+# Running the flops: in this process, in local worker processes, or on a Dask cluster
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class StoredStrategy:
+    """A strategy a worker loads itself (``load_policy`` of ``spec`` in ``data_dir``; the
+    weights are memory-mapped, so workers on one machine share them), instead of receiving
+    gigabytes of weights with every flop."""
+
+    data_dir: str
+    spec: str
+
+
+_LOADED: dict = {}
+_INSTALLED: list = []
+
+
+def _install(source) -> None:
+    """A worker process's initializer: the source its flop tasks use when given None."""
+    _INSTALLED[:] = [source]
+
+
+def _resolve(source):
+    """(tree, policy) of a :class:`StoredStrategy` (loaded once per process) or the pair;
+    None: the one :func:`_install` set."""
+    if source is None:
+        source = _INSTALLED[0]
+    if isinstance(source, StoredStrategy):
+        if source not in _LOADED:
+            pol, tree = load_policy(source.spec, Path(source.data_dir), {})
+            _LOADED.clear()
+            _LOADED[source] = (tree, pol)
+        return _LOADED[source]
+    return source
+
+
+def flop_task(source, cards, reach: np.ndarray, deck: np.ndarray) -> np.ndarray:
+    """One unit of work: :func:`flop_values` of one flop (run in a worker)."""
+    tree, pol = _resolve(source)
+    return flop_values(tree, pol, cards, reach, deck)
+
+
+def executor_mapper(executor, source, deck: np.ndarray, inflight: int) -> Callable:
+    """A ``mapper`` for :func:`exact_best_response` on a ``concurrent.futures`` executor (local
+    processes, or a Dask client's ``get_executor()``): results as they finish, at most
+    ``inflight`` flops submitted and not yet collected."""
+    def mapper(items, reach):
+        pending, it = {}, iter(items)
+        while True:
+            while len(pending) < inflight:
+                nxt = next(it, None)
+                if nxt is None:
+                    break
+                i, f = nxt
+                pending[executor.submit(flop_task, source, f.cards, reach, deck)] = i
+            if not pending:
+                return
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in sorted(done, key=pending.get):
+                yield pending.pop(fut), fut.result()
+    return mapper
+
+
+@contextmanager
+def flop_mapper(source, deck: np.ndarray, workers: int = 0, scheduler: str | None = None
+                ) -> Iterator[Callable | None]:
+    """The mapper of ``workers`` local processes (None for this process alone, 0 or 1) or of
+    a Dask ``scheduler`` (``local:N`` or ``tcp://HOST:PORT``, ``etl.cluster``)."""
+    if scheduler:
+        with dask_client(scheduler) as client:
+            n = max(len(client.scheduler_info().get("workers", {})), 1)
+            if not isinstance(source, StoredStrategy):  # sent to every worker once
+                source = client.scatter(source, broadcast=True)
+            yield executor_mapper(client.get_executor(pure=False), source, deck, 2 * n)
+    elif workers > 1:
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_install,
+                                 initargs=(source,)) as ex:
+            yield executor_mapper(ex, None, deck, 2 * workers)
+    else:
+        yield None
+
+
+def store_key(ddir: Path, spec: str, tree: BettingTree, deck: np.ndarray) -> dict:
+    """What the flop results of strategy ``spec`` depend on."""
+    r = tree.rules
+    return {"kind": "exact-br", "spec": spec, "strategy": strategy_identity(ddir, spec),
+            "rules": [r.n_rounds, list(r.blinds), list(r.bets), r.max_bets],
+            "deck": [int(c) for c in deck]}
+
+
+def run_exact(ddir: Path, spec: str, workers: int = 0, scheduler: str | None = None,
+              progress: bool = True, deck: np.ndarray | None = None) -> ExactResult:
+    """``evaluate SPEC --best-response exact``: both seats' exact best responses to the stored
+    strategy ``spec``, the flops kept in ``strategies/NAME/evaluations/exact-br-*/`` as they
+    finish (a run resumes there; a second one at the same time is refused), the result stored
+    as an evaluation (``FigureStore``, kind ``exact-best-response``, method ``exact``). ``workers``: local
+    processes (0: this one); ``scheduler``: ``local:N`` or ``tcp://HOST:PORT`` (Dask)."""
+    ddir = Path(ddir)
+    pol, tree = load_policy(spec, ddir, {})
+    name = spec_parts(spec)[0]
+    deck = np.sort(np.asarray(FULL_DECK if deck is None else deck, np.int64))
+    key = store_key(ddir, spec, tree, deck)
+    figures = FigureStore(ddir / "strategies" / name / "evaluations")
+    store = FlopStore(FlopStore.folder(ddir / "strategies" / name / "evaluations", key), key)
+    source = StoredStrategy(str(ddir), spec)
+    with store.locked(), flop_mapper(source, deck, workers, scheduler) as mapper:
+        res = exact_best_response(tree, pol, deck, store=store, mapper=mapper,
+                                  progress=progress)
+        figures.put({**key, "kind": "exact-best-response"}, res.as_dict())
+    return res
