@@ -25,11 +25,9 @@ from numba import njit
 
 from etl._eval_kernels import eval7
 from etl._index_kernels import index_hand
-from solve.holdem._kernels import DECISION, FOLD_END, SHOWDOWN, policy_probs
+from solve.holdem._kernels import DECISION, FOLD_END, KIND_TABLE, SHOWDOWN, policy_probs
 from solve.holdem._vector_kernels import fold_sums, showdown_sums, tie_ends
 
-#: local nodes of one round's segment (a round of limit betting with a cap of 4 has 27)
-MAXL = 64
 BOARD_SEEN = (0, 3, 4, 5)
 
 
@@ -60,6 +58,43 @@ def round_buckets(r, board, nb, dpa, dpb, dpi, P, bk, tabs, ob):
             ob[2, h] = bk[2][index_hand(tabs[2], cards[:6])]
         else:
             ob[3, h] = bk[3][ob[2, h] * bk[5][0] + bk[4][index_hand(tabs[3], cards[:7])]]
+
+
+@njit(cache=True)
+def fill_probs(r, nb, board, kind, S, off, nact, code, rnodes, prow, ob, dpa, dpb, dpi, P,
+               PR):
+    """``PR[r][prow[n] + a, h]``: the strategy's probability of action a at every round-r
+    decision node n (``rnodes``) for every deck pair h missing the board (its bucket
+    ``ob[r, h]``). Hand-major reads (a bucket's weights of a round are contiguous), so the walk then reads rows: a lookup per node and
+    hand would be a cache (and TLB) miss in weights of gigabytes."""
+    T = PR[r]
+    probs = np.zeros(3)
+    for i in range(P):
+        a0 = dpa[i]
+        b0 = dpb[i]
+        hit = False
+        for j in range(nb):
+            if board[j] == a0 or board[j] == b0:
+                hit = True
+        if hit:
+            continue
+        h = dpi[i]
+        b = ob[r, h]
+        for m in range(len(rnodes)):
+            n = rnodes[m]
+            k = nact[n]
+            row = prow[n]
+            if kind == KIND_TABLE:  # policy_probs, written out (measured 4x faster here)
+                base = off[n, 0] + b * off[n, 1]
+                t = 0.0
+                for a in range(k):
+                    t += S[base + a]
+                for a in range(k):
+                    T[row + a, h] = S[base + a] / t if t > 0 else 1.0 / k
+            else:
+                policy_probs(kind, S, off, n, nact, code, b, probs)
+                for a in range(k):
+                    T[row + a, h] = probs[a]
 
 
 @njit(cache=True)
@@ -163,287 +198,300 @@ def showdown_values(reach, pay, board, nb, deck, dpa, dpb, dpi, P, SL, card, g, 
 
 
 @njit(cache=True)
-def _forward(r, root, p, T, pol, ob, ws, dpi, P, probs):
-    """Opponent reach at every node of the round-r segment under ``root`` (``RO[r, 0]`` set
-    by the caller); lists its nodes, children and transitions."""
+def _forward(r, root, p, T, PT, RO, LN, LC, TR, DEAD, dpi, P):
+    """Opponent reach at every node of the round-r segment under ``root`` (``RO[0]`` set by
+    the caller); lists its nodes (``LN``), children (``LC``) and transitions (``TR``).
+    Returns (nodes, transitions)."""
     ntype, player, rnd, nact, code, child, size, spent = T
-    kind, S, off = pol
-    RO, V, VP, LN, LC, NL, TR, NT, DEAD = ws
-    LN[r, 0] = root
-    DEAD[r, 0] = False
+    PR, prow = PT
+    Q = PR[r]
+    L = LN.shape[0]
+    LN[0] = root
+    DEAD[0] = False
     nl = 1
     nt = 0
-    stack = np.empty(MAXL, np.int64)
-    top = 0
+    stack = np.empty(L, np.int64)
     stack[0] = 0
     top = 1
     while top > 0:
         top -= 1
         l = stack[top]
-        n = LN[r, l]
+        n = LN[l]
         if ntype[n] != DECISION:
             continue
         if rnd[n] != r:
-            TR[r, nt] = l
+            TR[nt] = l
             nt += 1
             continue
         k = nact[n]
         for a in range(k):
-            LN[r, nl] = child[n, a]
-            LC[r, l, a] = nl
+            LN[nl] = child[n, a]
+            LC[l, a] = nl
             nl += 1
-        q = player[n]
-        if q == p:
+        if player[n] == p:
             for a in range(k):
-                lc = LC[r, l, a]
+                lc = LC[l, a]
                 for i in range(P):
                     h = dpi[i]
-                    RO[r, lc, h] = RO[r, l, h]
+                    RO[lc, h] = RO[l, h]
         else:
+            base = prow[n]
             for i in range(P):
                 h = dpi[i]
-                x = RO[r, l, h]
-                if x == 0.0:
-                    for a in range(k):
-                        RO[r, LC[r, l, a], h] = 0.0
-                    continue
-                policy_probs(kind, S, off, n, nact, code, ob[r, h], probs)
+                x = RO[l, h]
                 for a in range(k):
-                    RO[r, LC[r, l, a], h] = x * probs[a]
+                    RO[LC[l, a], h] = x * Q[base + a, h]
         for a in range(k):
-            lc = LC[r, l, a]
+            lc = LC[l, a]
             tot = 0.0
             for i in range(P):
-                tot += RO[r, lc, dpi[i]]
-            DEAD[r, lc] = tot == 0.0
-            if not DEAD[r, lc]:
+                tot += RO[lc, dpi[i]]
+            DEAD[lc] = tot == 0.0
+            if not DEAD[lc]:
                 stack[top] = lc
                 top += 1
-    NL[r] = nl
-    NT[r] = nt
+    return nl, nt
 
 
 @njit(cache=True)
-def _backward(r, p, nb, board, deck, T, pol, ob, ws, dpa, dpb, dpi, P, SL, card, g, s,
-              probs):
-    """Values of the round-r segment, children first (transitions filled by the caller)."""
+def _backward(r, p, nb, board, deck, T, PT, RO, V, VP, LN, LC, DEAD, nl, dpa, dpb, dpi, P, SL,
+              card, g, s):
+    """Values of a round-r segment, children first (transitions filled by the caller)."""
     ntype, player, rnd, nact, code, child, size, spent = T
-    kind, S, off = pol
-    RO, V, VP, LN, LC, NL, TR, NT, DEAD = ws
-    for l in range(NL[r] - 1, -1, -1):
-        n = LN[r, l]
-        if DEAD[r, l]:
+    PR, prow = PT
+    Q = PR[r]
+    for l in range(nl - 1, -1, -1):
+        n = LN[l]
+        if DEAD[l]:
             for i in range(P):
-                V[r, l, dpi[i]] = 0.0
-                VP[r, l, dpi[i]] = 0.0
+                V[l, dpi[i]] = 0.0
+                VP[l, dpi[i]] = 0.0
             continue
         if ntype[n] == DECISION and rnd[n] != r:
             continue
         if ntype[n] == FOLD_END:
             pay = -spent[n, p] if player[n] == p else spent[n, 1 - p]
-            fold_values(RO[r, l], pay, dpa, dpb, dpi, P, card, g, s, V[r, l])
+            fold_values(RO[l], pay, dpa, dpb, dpi, P, card, g, s, V[l])
             for i in range(P):
-                VP[r, l, dpi[i]] = V[r, l, dpi[i]]
+                VP[l, dpi[i]] = V[l, dpi[i]]
             continue
         if ntype[n] == SHOWDOWN:
-            showdown_values(RO[r, l], spent[n, p], board, nb, deck, dpa, dpb, dpi, P, SL,
-                            card, g, s, V[r, l])
+            showdown_values(RO[l], spent[n, p], board, nb, deck, dpa, dpb, dpi, P, SL, card, g,
+                            s, V[l])
             for i in range(P):
-                VP[r, l, dpi[i]] = V[r, l, dpi[i]]
+                VP[l, dpi[i]] = V[l, dpi[i]]
             continue
         k = nact[n]
         if player[n] == p:
+            base = prow[n]
             for i in range(P):
                 h = dpi[i]
-                best = V[r, LC[r, l, 0], h]
+                best = V[LC[l, 0], h]
+                x = Q[base, h] * VP[LC[l, 0], h]
                 for a in range(1, k):
-                    x = V[r, LC[r, l, a], h]
-                    if x > best:
-                        best = x
-                V[r, l, h] = best
-                policy_probs(kind, S, off, n, nact, code, ob[r, h], probs)
-                x = 0.0
-                for a in range(k):
-                    x += probs[a] * VP[r, LC[r, l, a], h]
-                VP[r, l, h] = x
+                    y = V[LC[l, a], h]
+                    if y > best:
+                        best = y
+                    x += Q[base + a, h] * VP[LC[l, a], h]
+                V[l, h] = best
+                VP[l, h] = x
         else:
             for i in range(P):
                 h = dpi[i]
                 x = 0.0
                 y = 0.0
                 for a in range(k):
-                    x += V[r, LC[r, l, a], h]
-                    y += VP[r, LC[r, l, a], h]
-                V[r, l, h] = x
-                VP[r, l, h] = y
+                    x += V[LC[l, a], h]
+                    y += VP[LC[l, a], h]
+                V[l, h] = x
+                VP[l, h] = y
 
 
 @njit(cache=True)
-def _enter(r, t, c, ws, dpa, dpb, dpi, P):
-    """Round r+1's root reach: transition ``t`` of round r without the hands holding ``c``."""
-    RO = ws[0]
+def _enter(src, c, dst, dpa, dpb, dpi, P):
+    """A next round's root reach: ``src`` without the hands holding the new card ``c``."""
     for i in range(P):
         h = dpi[i]
-        RO[r + 1, 0, h] = 0.0 if (dpa[i] == c or dpb[i] == c) else RO[r, t, h]
+        dst[h] = 0.0 if (dpa[i] == c or dpb[i] == c) else src[h]
 
 
 @njit(cache=True)
-def _collect(r, t, c, ws, dpa, dpb, dpi, P):
-    """Add round r+1's root values (next card ``c``) to transition ``t`` of round r."""
-    V = ws[1]
-    VP = ws[2]
+def _collect(v, vp, c, dv, dvp, dpa, dpb, dpi, P):
+    """Add a next round's root values (new card ``c``) to a transition's."""
     for i in range(P):
         if dpa[i] == c or dpb[i] == c:
             continue
         h = dpi[i]
-        V[r, t, h] += V[r + 1, 0, h]
-        VP[r, t, h] += VP[r + 1, 0, h]
+        dv[h] += v[h]
+        dvp[h] += vp[h]
 
 
 @njit(cache=True)
-def _scale_transitions(r, nb, D, ws, dpi, P):
-    V = ws[1]
-    VP = ws[2]
-    TR = ws[6]
-    NT = ws[7]
-    m = D - 4 - nb
-    for j in range(NT[r]):
-        t = TR[r, j]
-        for i in range(P):
-            V[r, t, dpi[i]] /= m
-            VP[r, t, dpi[i]] /= m
-
-
-@njit(cache=True)
-def _zero_transitions(r, ws, dpi, P):
-    V = ws[1]
-    VP = ws[2]
-    TR = ws[6]
-    NT = ws[7]
-    for j in range(NT[r]):
-        t = TR[r, j]
-        for i in range(P):
-            V[r, t, dpi[i]] = 0.0
-            VP[r, t, dpi[i]] = 0.0
-
-
-@njit(cache=True)
-def _next_board(nb, c, board, deck, bk, tabs, ob, dpa, dpb, dpi, P, SL):
-    """Deal ``c`` as board card ``nb``: the next round's buckets (and the river's order)."""
+def _next_board(nb, c, board, bk, tabs, ob, pol, T, PT, RN, dpa, dpb, dpi, P, SL):
+    """Deal ``c`` as board card ``nb``: the next round's buckets and action probabilities
+    (and on the river the hands' order)."""
     board[nb] = c
-    round_buckets(nb - 1, board, nb + 1, dpa, dpb, dpi, P, bk, tabs, ob)
+    r = nb - 1
+    round_buckets(r, board, nb + 1, dpa, dpb, dpi, P, bk, tabs, ob)
+    fill_probs(r, nb + 1, board, pol[0], pol[1], pol[2], T[3], T[4], RN[r], PT[1], ob, dpa, dpb,
+               dpi, P, PT[0])
     if nb + 1 == 5:
         sidx, sa, sb, gend, hs = SL
         hs[0] = sorted_hands(board, dpa, dpb, dpi, P, sidx, sa, sb, gend)
 
 
 @njit(cache=True)
-def _seg3(root, p, board, deck, T, pol, ob, ws, dpa, dpb, dpi, P, SL, card, g, s, probs):
-    _forward(3, root, p, T, pol, ob, ws, dpi, P, probs)
-    _backward(3, p, 5, board, deck, T, pol, ob, ws, dpa, dpb, dpi, P, SL, card, g, s, probs)
+def _segments(L, n):
+    return (np.zeros((n, L, 1326)), np.zeros((n, L, 1326)), np.zeros((n, L, 1326)),
+            np.zeros((n, L), np.int64), np.zeros((n, L, 3), np.int64),
+            np.zeros((n, L), np.int64), np.zeros((n, L), np.bool_), np.zeros(n, np.int64),
+            np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
+            np.zeros(n, np.int64))
 
 
 @njit(cache=True)
-def _seg2(root, p, board, deck, bk, tabs, T, pol, ob, ws, dpa, dpb, dpi, P, SL, card, g, s,
-          probs):
-    _forward(2, root, p, T, pol, ob, ws, dpi, P, probs)
-    _zero_transitions(2, ws, dpi, P)
-    TR = ws[6]
-    NT = ws[7]
-    DEAD = ws[8]
-    if NT[2] > 0:
-        for c in deck:
-            if c == board[0] or c == board[1] or c == board[2] or c == board[3]:
-                continue
-            _next_board(4, c, board, deck, bk, tabs, ob, dpa, dpb, dpi, P, SL)
-            for j in range(NT[2]):
-                t = TR[2, j]
-                if DEAD[2, t]:
-                    continue
-                _enter(2, t, c, ws, dpa, dpb, dpi, P)
-                _seg3(ws[3][2, t], p, board, deck, T, pol, ob, ws, dpa, dpb, dpi, P, SL, card,
-                      g, s, probs)
-                _collect(2, t, c, ws, dpa, dpb, dpi, P)
-        _scale_transitions(2, 4, len(deck), ws, dpi, P)
-    _backward(2, p, 4, board, deck, T, pol, ob, ws, dpa, dpb, dpi, P, SL, card, g, s, probs)
+def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, tabs,
+                rnodes1, rnodes2, rnodes3, prow, rows, L, n_turn_roots, out, turn_limit=0):
+    """Both seats' values at every flop entry (a round-1 node under the preflop, or a
+    preflop showdown) on ``flop``: ``out[p, 0, e, h]`` responder p's best response's,
+    ``out[p, 1, e, h]`` the strategy's own, given the opponent's preflop reach ``reach[p, e]``
+    (sums as in the module docstring, with the opponent hands holding a flop card left out).
 
-
-@njit(cache=True)
-def _seg1(root, p, board, deck, bk, tabs, T, pol, ob, ws, dpa, dpb, dpi, P, SL, card, g, s,
-          probs):
-    _forward(1, root, p, T, pol, ob, ws, dpi, P, probs)
-    _zero_transitions(1, ws, dpi, P)
-    TR = ws[6]
-    NT = ws[7]
-    DEAD = ws[8]
-    if NT[1] > 0:
-        for c in deck:
-            if c == board[0] or c == board[1] or c == board[2]:
-                continue
-            _next_board(3, c, board, deck, bk, tabs, ob, dpa, dpb, dpi, P, SL)
-            for j in range(NT[1]):
-                t = TR[1, j]
-                if DEAD[1, t]:
-                    continue
-                _enter(1, t, c, ws, dpa, dpb, dpi, P)
-                _seg2(ws[3][1, t], p, board, deck, bk, tabs, T, pol, ob, ws, dpa, dpb, dpi, P,
-                      SL, card, g, s, probs)
-                _collect(1, t, c, ws, dpa, dpb, dpi, P)
-        _scale_transitions(1, 3, len(deck), ws, dpi, P)
-    _backward(1, p, 3, board, deck, T, pol, ob, ws, dpa, dpb, dpi, P, SL, card, g, s, probs)
-
-
-@njit(cache=True)
-def flop_values(flop, p, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, tabs,
-                out_v, out_vp):
-    """Responder ``p``'s values at every flop entry (a round-1 node under the preflop, or a
-    preflop showdown) on ``flop``: ``out_v[e, h]`` the best response's, ``out_vp[e, h]`` the
-    strategy's own, given the opponent's preflop reach ``reach[e]`` (sums as in the module
-    docstring, with the opponent hands holding a flop card left out)."""
+    Board-outer: every segment of a round for both seats (*instances*) is walked forward once a
+    card is dealt, the next card's set-up (buckets, the probability tables, the river's
+    order) is done once for all of them, and values go back up when its cards are done.
+    ``rnodes<r>``: the decision nodes of round r; ``prow[n]``: node n's first row in its
+    round's probability table, ``rows[r]`` the table's rows; ``L`` the most nodes of a round's
+    segment; ``n_turn_roots`` the round-2 roots. ``turn_limit`` > 0 deals only that many turn
+    cards (benchmarks timing a part of a flop; the values are then not the flop's)."""
     P = len(dpi)
     pol = (kind, S, off)
     ntype = T[0]
-    RO = np.zeros((4, MAXL, 1326))
-    V = np.zeros((4, MAXL, 1326))
-    VP = np.zeros((4, MAXL, 1326))
-    LN = np.zeros((4, MAXL), np.int64)
-    LC = np.zeros((4, MAXL, 3), np.int64)
-    NL = np.zeros(4, np.int64)
-    TR = np.zeros((4, MAXL), np.int64)
-    NT = np.zeros(4, np.int64)
-    DEAD = np.zeros((4, MAXL), np.bool_)
-    ws = (RO, V, VP, LN, LC, NL, TR, NT, DEAD)
-    ob = np.zeros((4, 1326), np.int64)
+    spent = T[7]
+    E = len(entries)
+    PR = (np.zeros((1, 1326)), np.zeros((rows[1], 1326)), np.zeros((rows[2], 1326)),
+          np.zeros((rows[3], 1326)))
+    PT = (PR, prow)
+    RN = (rnodes1[:0], rnodes1, rnodes2, rnodes3)
     SL = (np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int64),
           np.zeros(P, np.int64), np.zeros(1, np.int64))
     card = np.zeros(52)
     g = np.zeros(P)
     s = np.zeros(P)
-    probs = np.zeros(3)
+    ob = np.zeros((4, 1326), np.int64)
     board = np.zeros(5, np.int64)
     for j in range(3):
         board[j] = flop[j]
+    D = len(deck)
+    # instances: (RO, V, VP, LN, LC, TR, DEAD, NL, NT, seat, parent instance, parent local)
+    RO1, V1, VP1, LN1, LC1, TR1, DE1, NL1, NT1, SE1, PI1, PL1 = _segments(L, 2 * E)
+    RO2, V2, VP2, LN2, LC2, TR2, DE2, NL2, NT2, SE2, PI2, PL2 = _segments(L, 2 * n_turn_roots)
+    RO3, V3, VP3, LN3, LC3, TR3, DE3, NL3, NT3, SE3, PI3, PL3 = _segments(L, 1)
     round_buckets(1, board, 3, dpa, dpb, dpi, P, bk, tabs, ob)
-    for e in range(len(entries)):
+    fill_probs(1, 3, board, kind, S, off, T[3], T[4], rnodes1, prow, ob, dpa, dpb, dpi, P, PR)
+    any2 = False
+    for i1 in range(2 * E):
+        p = i1 // E
+        e = i1 % E
         n = entries[e]
+        SE1[i1] = p
         for i in range(P):
             h = dpi[i]
             hit = False
             for j in range(3):
                 if dpa[i] == board[j] or dpb[i] == board[j]:
                     hit = True
-            RO[1, 0, h] = 0.0 if hit else reach[e, h]
-        if ntype[n] == DECISION:
-            _seg1(n, p, board, deck, bk, tabs, T, pol, ob, ws, dpa, dpb, dpi, P, SL, card, g,
-                  s, probs)
+            RO1[i1, 0, h] = 0.0 if hit else reach[p, e, h]
+        if ntype[n] != DECISION:  # a preflop showdown (one round): mean over turn and river
+            showdown_values(RO1[i1, 0], spent[n, p], board, 3, deck, dpa, dpb, dpi, P, SL,
+                            card, g, s, out[p, 0, e])
             for i in range(P):
-                out_v[e, dpi[i]] = V[1, 0, dpi[i]]
-                out_vp[e, dpi[i]] = VP[1, 0, dpi[i]]
-        else:  # a preflop showdown (one betting round): the mean over the turn and river
-            showdown_values(RO[1, 0], T[7][n, p], board, 3, deck, dpa, dpb, dpi, P, SL, card,
-                            g, s, out_v[e])
+                out[p, 1, e, dpi[i]] = out[p, 0, e, dpi[i]]
+            NL1[i1] = 0
+            continue
+        NL1[i1], NT1[i1] = _forward(1, n, p, T, PT, RO1[i1], LN1[i1], LC1[i1], TR1[i1],
+                                    DE1[i1], dpi, P)
+        for j in range(NT1[i1]):
+            V1[i1, TR1[i1, j]] = 0.0
+            VP1[i1, TR1[i1, j]] = 0.0
+            if not DE1[i1, TR1[i1, j]]:
+                any2 = True
+    dealt = 0
+    for c in deck:
+        if not any2:
+            break
+        if c == board[0] or c == board[1] or c == board[2]:
+            continue
+        if turn_limit > 0 and dealt == turn_limit:
+            break
+        dealt += 1
+        _next_board(3, c, board, bk, tabs, ob, pol, T, PT, RN, dpa, dpb, dpi, P, SL)
+        I2 = 0
+        any3 = False
+        for i1 in range(2 * E):
+            for j in range(NT1[i1]):
+                l1 = TR1[i1, j]
+                if DE1[i1, l1]:
+                    continue
+                i2 = I2
+                I2 += 1
+                p = SE1[i1]
+                SE2[i2] = p
+                PI2[i2] = i1
+                PL2[i2] = l1
+                _enter(RO1[i1, l1], c, RO2[i2, 0], dpa, dpb, dpi, P)
+                NL2[i2], NT2[i2] = _forward(2, LN1[i1, l1], p, T, PT, RO2[i2], LN2[i2],
+                                            LC2[i2], TR2[i2], DE2[i2], dpi, P)
+                for k in range(NT2[i2]):
+                    V2[i2, TR2[i2, k]] = 0.0
+                    VP2[i2, TR2[i2, k]] = 0.0
+                    if not DE2[i2, TR2[i2, k]]:
+                        any3 = True
+        for d in deck:
+            if not any3:
+                break
+            if d == board[0] or d == board[1] or d == board[2] or d == c:
+                continue
+            _next_board(4, d, board, bk, tabs, ob, pol, T, PT, RN, dpa, dpb, dpi, P, SL)
+            for i2 in range(I2):
+                p = SE2[i2]
+                for k in range(NT2[i2]):
+                    l2 = TR2[i2, k]
+                    if DE2[i2, l2]:
+                        continue
+                    _enter(RO2[i2, l2], d, RO3[0, 0], dpa, dpb, dpi, P)
+                    nl3, nt3 = _forward(3, LN2[i2, l2], p, T, PT, RO3[0], LN3[0], LC3[0],
+                                        TR3[0], DE3[0], dpi, P)
+                    _backward(3, p, 5, board, deck, T, PT, RO3[0], V3[0], VP3[0], LN3[0],
+                              LC3[0], DE3[0], nl3, dpa, dpb, dpi, P, SL, card, g, s)
+                    _collect(V3[0, 0], VP3[0, 0], d, V2[i2, l2], VP2[i2, l2], dpa, dpb, dpi,
+                             P)
+        for i2 in range(I2):
+            p = SE2[i2]
+            for k in range(NT2[i2]):
+                l2 = TR2[i2, k]
+                for i in range(P):
+                    V2[i2, l2, dpi[i]] /= D - 8
+                    VP2[i2, l2, dpi[i]] /= D - 8
+            _backward(2, p, 4, board, deck, T, PT, RO2[i2], V2[i2], VP2[i2], LN2[i2], LC2[i2],
+                      DE2[i2], NL2[i2], dpa, dpb, dpi, P, SL, card, g, s)
+            _collect(V2[i2, 0], VP2[i2, 0], c, V1[PI2[i2], PL2[i2]], VP1[PI2[i2], PL2[i2]], dpa,
+                     dpb, dpi, P)
+    for i1 in range(2 * E):
+        if NL1[i1] == 0:
+            continue
+        p = SE1[i1]
+        e = i1 % E
+        for j in range(NT1[i1]):
+            l1 = TR1[i1, j]
             for i in range(P):
-                out_vp[e, dpi[i]] = out_v[e, dpi[i]]
+                V1[i1, l1, dpi[i]] /= D - 7
+                VP1[i1, l1, dpi[i]] /= D - 7
+        _backward(1, p, 3, board, deck, T, PT, RO1[i1], V1[i1], VP1[i1], LN1[i1], LC1[i1],
+                  DE1[i1], NL1[i1], dpa, dpb, dpi, P, SL, card, g, s)
+        for i in range(P):
+            out[p, 0, e, dpi[i]] = V1[i1, 0, dpi[i]]
+            out[p, 1, e, dpi[i]] = VP1[i1, 0, dpi[i]]
 
 
 @njit(cache=True)

@@ -75,7 +75,9 @@ def deck_pairs(deck: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(first card, second card, pair index) of every pair of ``deck``'s cards."""
     d = np.sort(np.asarray(deck, np.int64))
     a, b = np.triu_indices(len(d), 1)
-    return d[a], d[b], pair_index(d[a], d[b])
+    idx = pair_index(d[a], d[b])
+    o = np.argsort(idx)  # ascending pair index: neighbours in the kernels' tables
+    return d[a][o], d[b][o], idx[o]
 
 
 def suit_symmetries(deck: np.ndarray) -> list[np.ndarray]:
@@ -203,15 +205,44 @@ def flop_values(tree: BettingTree, policy: Policy, flop, reach: np.ndarray,
     kind, S, off, bk = policy.args()
     out = np.zeros((2, 2, len(entries), 1326))
     f = np.asarray(flop, np.int64)
-    for p in range(2):
-        B.flop_values(f, p, entries, np.ascontiguousarray(reach[p]), deck, dpa, dpb, dpi, T,
-                      kind, S, off, bk, indexer_tables(), out[p, 0], out[p, 1])
+    B.flop_values(f, entries, np.ascontiguousarray(reach), deck, dpa, dpb, dpi, T, kind, S,
+                  off, bk, indexer_tables(), *probability_rows(tree), *segment_sizes(tree), out)
     hit = np.isin(dpa, f) | np.isin(dpb, f)
     out[..., dpi[hit]] = 0.0
     mask = np.ones(1326, bool)
     mask[dpi] = False
     out[..., mask] = 0.0
     return out
+
+
+def probability_rows(tree: BettingTree):
+    """(decision nodes of rounds 1, 2, 3; each node's first row in its round's table of
+    action probabilities; rows per round) for ``_br_kernels.fill_probs``."""
+    dec = tree.ntype == DECISION
+    nodes = [np.flatnonzero(dec & (tree.round == r)).astype(np.int64) for r in range(4)]
+    prow = np.zeros(tree.n_nodes, np.int64)
+    rows = np.ones(4, np.int64)
+    for r in range(4):
+        k = tree.nact[nodes[r]]
+        prow[nodes[r]] = np.concatenate(([0], np.cumsum(k)[:-1])) if len(k) else []
+        rows[r] = max(int(k.sum()), 1)
+    return nodes[1], nodes[2], nodes[3], prow, rows
+
+
+def segment_sizes(tree: BettingTree) -> tuple[int, int]:
+    """(the most nodes of one round's segment, its transitions included; the round-2 roots)."""
+    first = [n for n in range(1, tree.n_nodes)
+             if tree.round[n] != tree.round[tree.parent[n]]]
+    L = 0
+    for root in [0, *first]:
+        r, n, cnt = tree.round[root], root, 0
+        end = root + tree.size[root]
+        while n < end:
+            cnt += 1
+            n += 1 if tree.round[n] == r else int(tree.size[n])
+        L = max(L, cnt)
+    turn = sum(1 for n in first if tree.round[n] == 2 and tree.ntype[n] == DECISION)
+    return L, max(turn, 1)
 
 
 def accumulate(total: np.ndarray, flop: CanonicalFlop, values: np.ndarray) -> None:
