@@ -383,6 +383,9 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
     for j in range(3):
         board[j] = flop[j]
     D = len(deck)
+    ra = np.zeros(P, np.int64)
+    rb = np.zeros(P, np.int64)
+    ri = np.zeros(P, np.int64)
     # instances: (RO, V, VP, LN, LC, TR, DEAD, NL, NT, seat, parent instance, parent local)
     RO1, V1, VP1, LN1, LC1, TR1, DE1, NL1, NT1, SE1, PI1, PL1 = _segments(L, 2 * E)
     RO2, V2, VP2, LN2, LC2, TR2, DE2, NL2, NT2, SE2, PI2, PL2 = _segments(L, 2 * n_turn_roots)
@@ -453,19 +456,28 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
             if d == board[0] or d == board[1] or d == board[2] or d == c:
                 continue
             _next_board(4, d, board, bk, tabs, ob, pol, T, PT, RN, dpa, dpb, dpi, P, SL)
+            H = 0  # the river's vectors run over the hands off the board only
+            for i in range(P):
+                if (dpa[i] != board[0] and dpa[i] != board[1] and dpa[i] != board[2]
+                        and dpa[i] != c and dpa[i] != d and dpb[i] != board[0]
+                        and dpb[i] != board[1] and dpb[i] != board[2] and dpb[i] != c
+                        and dpb[i] != d):
+                    ra[H] = dpa[i]
+                    rb[H] = dpb[i]
+                    ri[H] = dpi[i]
+                    H += 1
             for i2 in range(I2):
                 p = SE2[i2]
                 for k in range(NT2[i2]):
                     l2 = TR2[i2, k]
                     if DE2[i2, l2]:
                         continue
-                    _enter(RO2[i2, l2], d, RO3[0, 0], dpa, dpb, dpi, P)
+                    _enter(RO2[i2, l2], d, RO3[0, 0], ra, rb, ri, H)
                     nl3, nt3 = _forward(3, LN2[i2, l2], p, T, PT, RO3[0], LN3[0], LC3[0],
-                                        TR3[0], DE3[0], dpi, P)
+                                        TR3[0], DE3[0], ri, H)
                     _backward(3, p, 5, board, deck, T, PT, RO3[0], V3[0], VP3[0], LN3[0],
-                              LC3[0], DE3[0], nl3, dpa, dpb, dpi, P, SL, card, g, s)
-                    _collect(V3[0, 0], VP3[0, 0], d, V2[i2, l2], VP2[i2, l2], dpa, dpb, dpi,
-                             P)
+                              LC3[0], DE3[0], nl3, ra, rb, ri, H, SL, card, g, s)
+                    _collect(V3[0, 0], VP3[0, 0], d, V2[i2, l2], VP2[i2, l2], ra, rb, ri, H)
         for i2 in range(I2):
             p = SE2[i2]
             for k in range(NT2[i2]):
