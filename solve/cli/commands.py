@@ -23,6 +23,7 @@ from schema.strategy import seat_name
 from solve import lookup, share
 from solve.cli import classic as classic_cli
 from solve.cli import holdem as holdem_cli
+from solve.cli import holdem_exact
 from solve.games import kuhn3
 from solve.algorithms.abstract_cfr import make_solver
 from solve.abstractions import load_abstraction, refuse_stale_checkpoint
@@ -90,6 +91,7 @@ def register(subparsers) -> None:
                    help="holdem: evaluate the strategy thresholded at TAU (action probabilities "
                    "below it dropped, the rest renormalised; 'pure': purification; Ganzfried, "
                    "Sandholm & Waugh 2012)")
+    holdem_exact.add_arguments(e)
     c = e.add_argument_group("holdem convergence curve (--curve)")
     c.add_argument("--curve", action="store_true",
                    help="holdem: the run's convergence instead: each checkpoint's LBR bound and "
@@ -304,6 +306,8 @@ def unreached_report(strategy, show: int = 12) -> list[str]:
 
 
 def run_evaluate(args) -> int:
+    if args.best_response or args.workers or args.scheduler:
+        return holdem_exact.run(args)
     ddir = resolve_data_dir()
     curve_only = [f for f, v in (("--with", args.with_runs), ("--reference", args.reference),
                                  ("--out", args.out)) if v]

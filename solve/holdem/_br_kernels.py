@@ -1,0 +1,518 @@
+"""Numba kernels of the exact best response in the real game (``solve/holdem/best_response.py``).
+
+Conventions (besides those of ``_kernels.py`` and ``_vector_kernels.py``):
+
+- Vectors run over the 1,326 pair indices (``b*(b-1)/2 + a``, a < b); only the deck's pairs
+  (``dpa``, ``dpb``, ``dpi``: cards and pair index of each of the ``P`` pairs of the deck's
+  cards) are ever read. An opponent hand that holds a board card has reach 0.
+- One round of the public tree below a node (a *segment*) is walked with local ids in
+  ``0 .. NL[r]-1`` (a parent before its children). Per round r and local id l: ``RO[r, l]``
+  the opponent's reach per opponent hand, ``V[r, l]`` the responder's best-response value per
+  responder hand, ``VP[r, l]`` its value playing the strategy itself (the on-policy value),
+  ``LN`` the tree node, ``LC`` the local ids of its children, ``DEAD`` no opponent hand
+  reaches it (its values are 0). A *transition* is a node of round r+1 under round r.
+- Values are counterfactual sums: ``V[h]`` at a node with seen board b is the sum over the
+  opponent hands h' that miss h and b of ``RO[h'] * E[chips | h, h', b]`` (E over the cards
+  still to come). Given two hands and b, every next card is equally likely, one of
+  ``D - 4 - len(b)``; so a chance node's value is the sum of its children's (each with the
+  hands holding the new card left out) over that count.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from etl._eval_kernels import eval7
+from etl._index_kernels import index_hand
+from solve.holdem._kernels import DECISION, FOLD_END, KIND_TABLE, SHOWDOWN, policy_probs
+from solve.holdem._vector_kernels import fold_sums, showdown_sums, tie_ends
+
+BOARD_SEEN = (0, 3, 4, 5)
+
+
+@njit(cache=True)
+def round_buckets(r, board, nb, dpa, dpb, dpi, P, bk, tabs, ob):
+    """``ob[r, h]``: the round-r bucket of every deck pair h missing the first ``nb`` board
+    cards (the river reads the turn bucket from ``ob[2]``)."""
+    cards = np.empty(7, np.uint8)
+    for k in range(P):
+        a = dpa[k]
+        b = dpb[k]
+        hit = False
+        for j in range(nb):
+            if board[j] == a or board[j] == b:
+                hit = True
+        if hit:
+            continue
+        cards[0] = a
+        cards[1] = b
+        for j in range(nb):
+            cards[2 + j] = board[j]
+        h = dpi[k]
+        if r == 0:
+            ob[0, h] = bk[0][index_hand(tabs[0], cards[:2])]
+        elif r == 1:
+            ob[1, h] = bk[1][index_hand(tabs[1], cards[:5])]
+        elif r == 2:
+            ob[2, h] = bk[2][index_hand(tabs[2], cards[:6])]
+        else:
+            ob[3, h] = bk[3][ob[2, h] * bk[5][0] + bk[4][index_hand(tabs[3], cards[:7])]]
+
+
+@njit(cache=True)
+def fill_probs(r, nb, board, kind, S, off, nact, code, rnodes, prow, ob, dpa, dpb, dpi, P,
+               PR):
+    """``PR[r][prow[n] + a, h]``: the strategy's probability of action a at every round-r
+    decision node n (``rnodes``) for every deck pair h missing the board (its bucket
+    ``ob[r, h]``). Hand-major reads (a bucket's weights of a round are contiguous), so the walk then reads rows: a lookup per node and
+    hand would be a cache (and TLB) miss in weights of gigabytes."""
+    T = PR[r]
+    probs = np.zeros(3)
+    for i in range(P):
+        a0 = dpa[i]
+        b0 = dpb[i]
+        hit = False
+        for j in range(nb):
+            if board[j] == a0 or board[j] == b0:
+                hit = True
+        if hit:
+            continue
+        h = dpi[i]
+        b = ob[r, h]
+        for m in range(len(rnodes)):
+            n = rnodes[m]
+            k = nact[n]
+            row = prow[n]
+            if kind == KIND_TABLE:  # policy_probs, written out (measured 4x faster here)
+                base = off[n, 0] + b * off[n, 1]
+                t = 0.0
+                for a in range(k):
+                    t += S[base + a]
+                for a in range(k):
+                    T[row + a, h] = S[base + a] / t if t > 0 else 1.0 / k
+            else:
+                policy_probs(kind, S, off, n, nact, code, b, probs)
+                for a in range(k):
+                    T[row + a, h] = probs[a]
+
+
+@njit(cache=True)
+def sorted_hands(board, dpa, dpb, dpi, P, sidx, sa, sb, gend):
+    """The deck pairs missing the 5-card ``board`` in ascending 7-card strength: pair index
+    ``sidx``, cards ``sa``/``sb``, tie-group ends ``gend``. Returns their number."""
+    idx = np.empty(P, np.int64)
+    v = np.empty(P, np.int64)
+    H = 0
+    for k in range(P):
+        a = dpa[k]
+        b = dpb[k]
+        hit = False
+        for j in range(5):
+            if board[j] == a or board[j] == b:
+                hit = True
+        if hit:
+            continue
+        idx[H] = k
+        v[H] = eval7(a, b, board[0], board[1], board[2], board[3], board[4])
+        H += 1
+    o = np.argsort(v[:H], kind="mergesort")
+    vs = np.empty(H, np.int64)
+    for i in range(H):
+        k = idx[o[i]]
+        sidx[i] = dpi[k]
+        sa[i] = dpa[k]
+        sb[i] = dpb[k]
+        vs[i] = v[o[i]]
+    tie_ends(vs, H, gend)
+    return H
+
+
+@njit(cache=True)
+def fold_values(reach, pay, dpa, dpb, dpi, P, card, g, s, out):
+    """``out[h] = pay * (opponent reach over the hands missing h)`` for every deck pair."""
+    for k in range(P):
+        g[k] = reach[dpi[k]]
+    fold_sums(P, dpa, dpb, g, card, s)
+    for k in range(P):
+        out[dpi[k]] = pay * s[k]
+
+
+@njit(cache=True)
+def showdown_add(reach, pay, H, sidx, sa, sb, gend, card, g, s, out):
+    """``out[h] += pay * (reach beaten by h - reach beating h)`` on one 5-card board."""
+    for i in range(H):
+        g[i] = reach[sidx[i]]
+    showdown_sums(H, sa, sb, gend, g, card, s)
+    for i in range(H):
+        out[sidx[i]] += pay * s[i]
+
+
+@njit(cache=True)
+def showdown_values(reach, pay, board, nb, deck, dpa, dpb, dpi, P, SL, card, g, s, out):
+    """Showdown chips per deck pair with ``nb`` board cards seen: on the river from the sorted
+    hands ``SL``; before, the mean over every completion of the board (small games)."""
+    sidx, sa, sb, gend, hs = SL
+    for k in range(P):
+        out[dpi[k]] = 0.0
+    if nb == 5:
+        showdown_add(reach, pay, hs[0], sidx, sa, sb, gend, card, g, s, out)
+        return
+    rb = np.empty(5, np.int64)
+    for j in range(nb):
+        rb[j] = board[j]
+    free = np.empty(len(deck), np.int64)
+    m = 0
+    for c in deck:
+        seen = False
+        for j in range(nb):
+            if board[j] == c:
+                seen = True
+        if not seen:
+            free[m] = c
+            m += 1
+    xi = np.empty(P, np.int64)
+    xa = np.empty(P, np.int64)
+    xb = np.empty(P, np.int64)
+    xg = np.empty(P, np.int64)
+    cnt = 0
+    if nb == 4:
+        for i in range(m):
+            rb[4] = free[i]
+            H = sorted_hands(rb, dpa, dpb, dpi, P, xi, xa, xb, xg)
+            showdown_add(reach, pay, H, xi, xa, xb, xg, card, g, s, out)
+            cnt += 1
+    else:  # nb == 3
+        for i in range(m):
+            for j in range(i + 1, m):
+                rb[3] = free[i]
+                rb[4] = free[j]
+                H = sorted_hands(rb, dpa, dpb, dpi, P, xi, xa, xb, xg)
+                showdown_add(reach, pay, H, xi, xa, xb, xg, card, g, s, out)
+                cnt += 1
+    # a completion that hits h (or h') has that hand's terms 0: the count is per hand pair
+    rem = len(deck) - 4 - nb
+    per = 1.0 if nb == 4 else 0.5 * (rem - 1)
+    for k in range(P):
+        out[dpi[k]] /= rem * per
+
+
+@njit(cache=True)
+def _forward(r, root, p, T, PT, RO, LN, LC, TR, DEAD, dpi, P):
+    """Opponent reach at every node of the round-r segment under ``root`` (``RO[0]`` set by
+    the caller); lists its nodes (``LN``), children (``LC``) and transitions (``TR``).
+    Returns (nodes, transitions)."""
+    ntype, player, rnd, nact, code, child, size, spent = T
+    PR, prow = PT
+    Q = PR[r]
+    L = LN.shape[0]
+    LN[0] = root
+    DEAD[0] = False
+    nl = 1
+    nt = 0
+    stack = np.empty(L, np.int64)
+    stack[0] = 0
+    top = 1
+    while top > 0:
+        top -= 1
+        l = stack[top]
+        n = LN[l]
+        if ntype[n] != DECISION:
+            continue
+        if rnd[n] != r:
+            TR[nt] = l
+            nt += 1
+            continue
+        k = nact[n]
+        for a in range(k):
+            LN[nl] = child[n, a]
+            LC[l, a] = nl
+            nl += 1
+        if player[n] == p:
+            for a in range(k):
+                lc = LC[l, a]
+                for i in range(P):
+                    h = dpi[i]
+                    RO[lc, h] = RO[l, h]
+        else:
+            base = prow[n]
+            for i in range(P):
+                h = dpi[i]
+                x = RO[l, h]
+                for a in range(k):
+                    RO[LC[l, a], h] = x * Q[base + a, h]
+        for a in range(k):
+            lc = LC[l, a]
+            tot = 0.0
+            for i in range(P):
+                tot += RO[lc, dpi[i]]
+            DEAD[lc] = tot == 0.0
+            if not DEAD[lc]:
+                stack[top] = lc
+                top += 1
+    return nl, nt
+
+
+@njit(cache=True)
+def _backward(r, p, nb, board, deck, T, PT, RO, V, VP, LN, LC, DEAD, nl, dpa, dpb, dpi, P, SL,
+              card, g, s):
+    """Values of a round-r segment, children first (transitions filled by the caller)."""
+    ntype, player, rnd, nact, code, child, size, spent = T
+    PR, prow = PT
+    Q = PR[r]
+    for l in range(nl - 1, -1, -1):
+        n = LN[l]
+        if DEAD[l]:
+            for i in range(P):
+                V[l, dpi[i]] = 0.0
+                VP[l, dpi[i]] = 0.0
+            continue
+        if ntype[n] == DECISION and rnd[n] != r:
+            continue
+        if ntype[n] == FOLD_END:
+            pay = -spent[n, p] if player[n] == p else spent[n, 1 - p]
+            fold_values(RO[l], pay, dpa, dpb, dpi, P, card, g, s, V[l])
+            for i in range(P):
+                VP[l, dpi[i]] = V[l, dpi[i]]
+            continue
+        if ntype[n] == SHOWDOWN:
+            showdown_values(RO[l], spent[n, p], board, nb, deck, dpa, dpb, dpi, P, SL, card, g,
+                            s, V[l])
+            for i in range(P):
+                VP[l, dpi[i]] = V[l, dpi[i]]
+            continue
+        k = nact[n]
+        if player[n] == p:
+            base = prow[n]
+            for i in range(P):
+                h = dpi[i]
+                best = V[LC[l, 0], h]
+                x = Q[base, h] * VP[LC[l, 0], h]
+                for a in range(1, k):
+                    y = V[LC[l, a], h]
+                    if y > best:
+                        best = y
+                    x += Q[base + a, h] * VP[LC[l, a], h]
+                V[l, h] = best
+                VP[l, h] = x
+        else:
+            for i in range(P):
+                h = dpi[i]
+                x = 0.0
+                y = 0.0
+                for a in range(k):
+                    x += V[LC[l, a], h]
+                    y += VP[LC[l, a], h]
+                V[l, h] = x
+                VP[l, h] = y
+
+
+@njit(cache=True)
+def _enter(src, c, dst, dpa, dpb, dpi, P):
+    """A next round's root reach: ``src`` without the hands holding the new card ``c``."""
+    for i in range(P):
+        h = dpi[i]
+        dst[h] = 0.0 if (dpa[i] == c or dpb[i] == c) else src[h]
+
+
+@njit(cache=True)
+def _collect(v, vp, c, dv, dvp, dpa, dpb, dpi, P):
+    """Add a next round's root values (new card ``c``) to a transition's."""
+    for i in range(P):
+        if dpa[i] == c or dpb[i] == c:
+            continue
+        h = dpi[i]
+        dv[h] += v[h]
+        dvp[h] += vp[h]
+
+
+@njit(cache=True)
+def _next_board(nb, c, board, bk, tabs, ob, pol, T, PT, RN, dpa, dpb, dpi, P, SL):
+    """Deal ``c`` as board card ``nb``: the next round's buckets and action probabilities
+    (and on the river the hands' order)."""
+    board[nb] = c
+    r = nb - 1
+    round_buckets(r, board, nb + 1, dpa, dpb, dpi, P, bk, tabs, ob)
+    fill_probs(r, nb + 1, board, pol[0], pol[1], pol[2], T[3], T[4], RN[r], PT[1], ob, dpa, dpb,
+               dpi, P, PT[0])
+    if nb + 1 == 5:
+        sidx, sa, sb, gend, hs = SL
+        hs[0] = sorted_hands(board, dpa, dpb, dpi, P, sidx, sa, sb, gend)
+
+
+@njit(cache=True)
+def _segments(L, n):
+    return (np.zeros((n, L, 1326)), np.zeros((n, L, 1326)), np.zeros((n, L, 1326)),
+            np.zeros((n, L), np.int64), np.zeros((n, L, 3), np.int64),
+            np.zeros((n, L), np.int64), np.zeros((n, L), np.bool_), np.zeros(n, np.int64),
+            np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
+            np.zeros(n, np.int64))
+
+
+@njit(cache=True)
+def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, tabs,
+                rnodes1, rnodes2, rnodes3, prow, rows, L, n_turn_roots, out, turn_limit=0):
+    """Both seats' values at every flop entry (a round-1 node under the preflop, or a
+    preflop showdown) on ``flop``: ``out[p, 0, e, h]`` responder p's best response's,
+    ``out[p, 1, e, h]`` the strategy's own, given the opponent's preflop reach ``reach[p, e]``
+    (sums as in the module docstring, with the opponent hands holding a flop card left out).
+
+    Board-outer: every segment of a round for both seats (*instances*) is walked forward once a
+    card is dealt, the next card's set-up (buckets, the probability tables, the river's
+    order) is done once for all of them, and values go back up when its cards are done.
+    ``rnodes<r>``: the decision nodes of round r; ``prow[n]``: node n's first row in its
+    round's probability table, ``rows[r]`` the table's rows; ``L`` the most nodes of a round's
+    segment; ``n_turn_roots`` the round-2 roots. ``turn_limit`` > 0 deals only that many turn
+    cards (benchmarks timing a part of a flop; the values are then not the flop's)."""
+    P = len(dpi)
+    pol = (kind, S, off)
+    ntype = T[0]
+    spent = T[7]
+    E = len(entries)
+    PR = (np.zeros((1, 1326)), np.zeros((rows[1], 1326)), np.zeros((rows[2], 1326)),
+          np.zeros((rows[3], 1326)))
+    PT = (PR, prow)
+    RN = (rnodes1[:0], rnodes1, rnodes2, rnodes3)
+    SL = (np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int64),
+          np.zeros(P, np.int64), np.zeros(1, np.int64))
+    card = np.zeros(52)
+    g = np.zeros(P)
+    s = np.zeros(P)
+    ob = np.zeros((4, 1326), np.int64)
+    board = np.zeros(5, np.int64)
+    for j in range(3):
+        board[j] = flop[j]
+    D = len(deck)
+    ra = np.zeros(P, np.int64)
+    rb = np.zeros(P, np.int64)
+    ri = np.zeros(P, np.int64)
+    # instances: (RO, V, VP, LN, LC, TR, DEAD, NL, NT, seat, parent instance, parent local)
+    RO1, V1, VP1, LN1, LC1, TR1, DE1, NL1, NT1, SE1, PI1, PL1 = _segments(L, 2 * E)
+    RO2, V2, VP2, LN2, LC2, TR2, DE2, NL2, NT2, SE2, PI2, PL2 = _segments(L, 2 * n_turn_roots)
+    RO3, V3, VP3, LN3, LC3, TR3, DE3, NL3, NT3, SE3, PI3, PL3 = _segments(L, 1)
+    round_buckets(1, board, 3, dpa, dpb, dpi, P, bk, tabs, ob)
+    fill_probs(1, 3, board, kind, S, off, T[3], T[4], rnodes1, prow, ob, dpa, dpb, dpi, P, PR)
+    any2 = False
+    for i1 in range(2 * E):
+        p = i1 // E
+        e = i1 % E
+        n = entries[e]
+        SE1[i1] = p
+        for i in range(P):
+            h = dpi[i]
+            hit = False
+            for j in range(3):
+                if dpa[i] == board[j] or dpb[i] == board[j]:
+                    hit = True
+            RO1[i1, 0, h] = 0.0 if hit else reach[p, e, h]
+        if ntype[n] != DECISION:  # a preflop showdown (one round): mean over turn and river
+            showdown_values(RO1[i1, 0], spent[n, p], board, 3, deck, dpa, dpb, dpi, P, SL,
+                            card, g, s, out[p, 0, e])
+            for i in range(P):
+                out[p, 1, e, dpi[i]] = out[p, 0, e, dpi[i]]
+            NL1[i1] = 0
+            continue
+        NL1[i1], NT1[i1] = _forward(1, n, p, T, PT, RO1[i1], LN1[i1], LC1[i1], TR1[i1],
+                                    DE1[i1], dpi, P)
+        for j in range(NT1[i1]):
+            V1[i1, TR1[i1, j]] = 0.0
+            VP1[i1, TR1[i1, j]] = 0.0
+            if not DE1[i1, TR1[i1, j]]:
+                any2 = True
+    dealt = 0
+    for c in deck:
+        if not any2:
+            break
+        if c == board[0] or c == board[1] or c == board[2]:
+            continue
+        if turn_limit > 0 and dealt == turn_limit:
+            break
+        dealt += 1
+        _next_board(3, c, board, bk, tabs, ob, pol, T, PT, RN, dpa, dpb, dpi, P, SL)
+        I2 = 0
+        any3 = False
+        for i1 in range(2 * E):
+            for j in range(NT1[i1]):
+                l1 = TR1[i1, j]
+                if DE1[i1, l1]:
+                    continue
+                i2 = I2
+                I2 += 1
+                p = SE1[i1]
+                SE2[i2] = p
+                PI2[i2] = i1
+                PL2[i2] = l1
+                _enter(RO1[i1, l1], c, RO2[i2, 0], dpa, dpb, dpi, P)
+                NL2[i2], NT2[i2] = _forward(2, LN1[i1, l1], p, T, PT, RO2[i2], LN2[i2],
+                                            LC2[i2], TR2[i2], DE2[i2], dpi, P)
+                for k in range(NT2[i2]):
+                    V2[i2, TR2[i2, k]] = 0.0
+                    VP2[i2, TR2[i2, k]] = 0.0
+                    if not DE2[i2, TR2[i2, k]]:
+                        any3 = True
+        for d in deck:
+            if not any3:
+                break
+            if d == board[0] or d == board[1] or d == board[2] or d == c:
+                continue
+            _next_board(4, d, board, bk, tabs, ob, pol, T, PT, RN, dpa, dpb, dpi, P, SL)
+            H = 0  # the river's vectors run over the hands off the board only
+            for i in range(P):
+                if (dpa[i] != board[0] and dpa[i] != board[1] and dpa[i] != board[2]
+                        and dpa[i] != c and dpa[i] != d and dpb[i] != board[0]
+                        and dpb[i] != board[1] and dpb[i] != board[2] and dpb[i] != c
+                        and dpb[i] != d):
+                    ra[H] = dpa[i]
+                    rb[H] = dpb[i]
+                    ri[H] = dpi[i]
+                    H += 1
+            for i2 in range(I2):
+                p = SE2[i2]
+                for k in range(NT2[i2]):
+                    l2 = TR2[i2, k]
+                    if DE2[i2, l2]:
+                        continue
+                    _enter(RO2[i2, l2], d, RO3[0, 0], ra, rb, ri, H)
+                    nl3, nt3 = _forward(3, LN2[i2, l2], p, T, PT, RO3[0], LN3[0], LC3[0],
+                                        TR3[0], DE3[0], ri, H)
+                    _backward(3, p, 5, board, deck, T, PT, RO3[0], V3[0], VP3[0], LN3[0],
+                              LC3[0], DE3[0], nl3, ra, rb, ri, H, SL, card, g, s)
+                    _collect(V3[0, 0], VP3[0, 0], d, V2[i2, l2], VP2[i2, l2], ra, rb, ri, H)
+        for i2 in range(I2):
+            p = SE2[i2]
+            for k in range(NT2[i2]):
+                l2 = TR2[i2, k]
+                for i in range(P):
+                    V2[i2, l2, dpi[i]] /= D - 8
+                    VP2[i2, l2, dpi[i]] /= D - 8
+            _backward(2, p, 4, board, deck, T, PT, RO2[i2], V2[i2], VP2[i2], LN2[i2], LC2[i2],
+                      DE2[i2], NL2[i2], dpa, dpb, dpi, P, SL, card, g, s)
+            _collect(V2[i2, 0], VP2[i2, 0], c, V1[PI2[i2], PL2[i2]], VP1[PI2[i2], PL2[i2]], dpa,
+                     dpb, dpi, P)
+    for i1 in range(2 * E):
+        if NL1[i1] == 0:
+            continue
+        p = SE1[i1]
+        e = i1 % E
+        for j in range(NT1[i1]):
+            l1 = TR1[i1, j]
+            for i in range(P):
+                V1[i1, l1, dpi[i]] /= D - 7
+                VP1[i1, l1, dpi[i]] /= D - 7
+        _backward(1, p, 3, board, deck, T, PT, RO1[i1], V1[i1], VP1[i1], LN1[i1], LC1[i1],
+                  DE1[i1], NL1[i1], dpa, dpb, dpi, P, SL, card, g, s)
+        for i in range(P):
+            out[p, 0, e, dpi[i]] = V1[i1, 0, dpi[i]]
+            out[p, 1, e, dpi[i]] = VP1[i1, 0, dpi[i]]
+
+
+@njit(cache=True)
+def policy_matrix(kind, S, off, n, nact, code, buckets, dpi, out):
+    """``out[a, h]``: the policy's probability of action a at node n for every deck pair h
+    (its bucket ``buckets[h]``)."""
+    probs = np.zeros(3)
+    for i in range(len(dpi)):
+        h = dpi[i]
+        policy_probs(kind, S, off, n, nact, code, buckets[h], probs)
+        for a in range(nact[n]):
+            out[a, h] = probs[a]

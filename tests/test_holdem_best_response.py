@@ -1,0 +1,289 @@
+"""The exact best response in the real game (solve/holdem/best_response.py) against brute force
+over every deal of a reduced deck, the always-call closed form, suit isomorphism, resume."""
+
+from itertools import combinations
+
+import numpy as np
+import pytest
+
+from etl._eval_kernels import eval7
+from etl.isomorphism import HandIndexer
+from schema.errors import UserError
+from solve.holdem import best_response as BR
+from solve.holdem.buckets import HoldemBuckets
+from solve.holdem.cfr import HoldemCFR
+from solve.holdem.evaluate import Policy
+from solve.holdem.game import FOLD_END, RIVER_KEYS, SHOWDOWN, HoldemRules, build_tree
+
+#: ten cards: ten to ace in two suits (straights, no flushes); 151,200 deals
+DECK10 = np.array([r * 4 + s for r in range(8, 13) for s in range(2)])
+#: twelve cards: queen to ace in all four suits (every suit renaming maps it onto itself)
+DECK12 = np.array([r * 4 + s for r in range(10, 13) for s in range(4)])
+
+
+@pytest.fixture(scope="module")
+def buckets4():
+    """Buckets from the canonical index (suit-symmetric, cheap), 3 / 4 / 2 / 3 per round."""
+    rounds = [(np.arange(169, dtype=np.int32) * 7) % 3,
+              (np.arange(1_286_792, dtype=np.int32) * 5) % 4,
+              np.arange(55_190_538, dtype=np.int32) % 2]
+    lut = np.arange(2)[:, None] * 3 + (np.arange(RIVER_KEYS)[None, :] * 7) % 3
+    key = (np.arange(123_156_254, dtype=np.int64) % RIVER_KEYS).astype(np.uint16)
+    return HoldemBuckets.from_arrays("t4", rounds, [np.full(3, -1), np.zeros(4), np.zeros(2),
+                                                    np.zeros(6)], lut, key)
+
+
+def random_policy(tree, b, seed, sparse=False):
+    off, size = tree.offsets(b.n_buckets)
+    w = np.random.default_rng(seed).random(size)
+    if sparse:  # some actions never taken, some buckets all zero (uniform)
+        w[w < 0.4] = 0.0
+    return Policy.table("r", tree, b, w.astype(np.float32))
+
+
+# --- brute force: every deal listed, the per-information-set maximum on the tree ------------
+
+def all_deals(deck):
+    rows = []
+    for h0 in combinations(deck, 2):
+        r0 = [c for c in deck if c not in h0]
+        for h1 in combinations(r0, 2):
+            r1 = [c for c in r0 if c not in h1]
+            for f in combinations(r1, 3):
+                r2 = [c for c in r1 if c not in f]
+                for t in r2:
+                    for rv in r2:
+                        if rv != t:
+                            rows.append((*h0, *h1, *f, t, rv))
+    return np.array(rows, dtype=np.int64)
+
+
+def deal_buckets(b, deals, seat):
+    hole = deals[:, 2 * seat:2 * seat + 2]
+    out = np.zeros((len(deals), 4), np.int64)
+    out[:, 0] = b.arrays[0][HandIndexer((2,)).index(hole)]
+    out[:, 1] = b.arrays[1][HandIndexer((2, 3)).index(np.hstack([hole, deals[:, 4:7]]))]
+    out[:, 2] = b.arrays[2][HandIndexer((2, 3, 1)).index(np.hstack([hole, deals[:, 4:8]]))]
+    key = b.river_key[HandIndexer((2, 5)).index(np.hstack([hole, deals[:, 4:9]]))]
+    out[:, 3] = b.arrays[3][out[:, 2] * b.river_stride + key]
+    return out
+
+
+class Brute:
+    """Per deal: both seats' buckets, the showdown result, and each seat's information set
+    per round (its hole cards and the board seen) as an integer key."""
+
+    def __init__(self, deck, b):
+        d = all_deals(deck)
+        self.n = len(d)
+        self.bkt = [deal_buckets(b, d, s) for s in range(2)]
+        v = np.array([[eval7(*x[2 * s:2 * s + 2], *x[4:9]) for s in range(2)] for x in d])
+        self.sign0 = np.sign(v[:, 0] - v[:, 1]).astype(float)
+        self.keys = []
+        for s in range(2):
+            hole = np.sort(d[:, 2 * s:2 * s + 2], axis=1)
+            cols = [hole, np.hstack([hole, np.sort(d[:, 4:7], axis=1)]),
+                    np.hstack([hole, np.sort(d[:, 4:7], axis=1), d[:, 7:8]]),
+                    np.hstack([hole, np.sort(d[:, 4:7], axis=1), d[:, 7:9]])]
+            self.keys.append([np.unique(c, axis=0, return_inverse=True)[1].ravel() for c in cols])
+
+
+def probs_of(tree, pol, n, buckets):
+    """The policy's action probabilities at node n per deal (its definition, in numpy)."""
+    k = tree.nact[n]
+    if pol.kind != 0:
+        want = 1 if pol.kind == 1 or tree.code[n, k - 1] != 2 else 2
+        return np.array([np.full(len(buckets), float(tree.code[n, a] == want)) for a in range(k)])
+    base = pol.offset[n, 0] + buckets * pol.offset[n, 1]
+    w = np.array([pol.weights[base + a] for a in range(k)], dtype=np.float64)
+    s = w.sum(axis=0)
+    return np.where(s > 0, w / np.where(s > 0, s, 1), 1.0 / k)
+
+
+def brute_values(tree, pol, bf, p):
+    """(best-response chips, the strategy's own chips) of seat p, per-infoset max by brute
+    force over every deal."""
+    sign = bf.sign0 if p == 0 else -bf.sign0
+    o = 1 - p
+
+    def walk(n, reach, own):
+        t = tree.ntype[n]
+        if t == FOLD_END:
+            pay = -tree.spent[n, p] if tree.player[n] == p else tree.spent[n, o]
+            return np.full(bf.n, pay), np.full(bf.n, pay)
+        if t == SHOWDOWN:
+            return tree.spent[n, p] * sign, tree.spent[n, p] * sign
+        r, k = tree.round[n], tree.nact[n]
+        kids = [tree.child[n, a] for a in range(k)]
+        if tree.player[n] == p:
+            vals = [walk(c, reach, own) for c in kids]
+            key = bf.keys[p][r]
+            scores = np.array([np.bincount(key, reach * v[0]) for v in vals])
+            choice = np.argmax(scores, axis=0)[key]
+            br = np.choose(choice, [v[0] for v in vals])
+            pr = probs_of(tree, pol, n, bf.bkt[p][:, r])
+            return br, sum(pr[a] * vals[a][1] for a in range(k))
+        pr = probs_of(tree, pol, n, bf.bkt[o][:, r])
+        vals = [walk(c, reach * pr[a], own) for a, c in enumerate(kids)]
+        return (sum(pr[a] * vals[a][0] for a in range(k)),
+                sum(pr[a] * vals[a][1] for a in range(k)))
+
+    br, own = walk(0, np.ones(bf.n), None)
+    return br.mean(), own.mean()
+
+
+@pytest.fixture(scope="module")
+def brute10(buckets4):
+    return Brute(DECK10, buckets4)
+
+
+@pytest.mark.parametrize("n_rounds,max_bets", [(2, 2), (3, 2), (4, 1)])
+def test_exact_best_response_equals_brute_force_on_a_small_deck(buckets4, brute10, n_rounds,
+                                                                 max_bets):
+    tree = build_tree(HoldemRules(n_rounds=n_rounds, max_bets=max_bets))
+    pols = [random_policy(tree, buckets4, 1), random_policy(tree, buckets4, 2, sparse=True)]
+    if n_rounds == 2:
+        b2 = HoldemBuckets.from_arrays("t2", list(buckets4.arrays[:2]), buckets4.parents[:2])
+        s = HoldemCFR(tree, b2, seed=3)
+        s.iterate(20_000)
+        pols.append(Policy.table("s", tree, buckets4, s.average_))
+    for pol in pols:
+        got = BR.exact_best_response(tree, pol, deck=DECK10)
+        for p in range(2):
+            br, own = brute_values(tree, pol, brute10, p)
+            assert got.br[p] == pytest.approx(br, abs=1e-9, rel=0)
+            assert got.own[p] == pytest.approx(own, abs=1e-9, rel=0)
+        assert got.own[0] == pytest.approx(-got.own[1], abs=1e-9)
+        assert got.br[0] + got.br[1] >= -1e-12  # a zero-sum game: exploitability >= 0
+
+
+def test_always_call_closed_form(buckets4, brute10):
+    """Against always-call the responder learns nothing: it bets a round exactly when its
+    expected showdown result there (against a random hand, card removal included) is
+    positive, raises preflop likewise, and folds the small blind only below -1/2 per chip."""
+    tree = build_tree(HoldemRules(n_rounds=4, max_bets=2))
+    pol = Policy.always_call(tree, buckets4)
+    got = BR.exact_best_response(tree, pol, deck=DECK10)
+    bets = tree.rules.bets
+    for p in range(2):
+        s = brute10.sign0 if p == 0 else -brute10.sign0
+        e = []
+        for r in range(4):
+            key = brute10.keys[p][r]
+            e.append((np.bincount(key, s) / np.bincount(key))[key])  # E[result | seen]
+        later = sum(bets[r] * np.maximum(e[r], 0.0) for r in (1, 2, 3))
+        e0 = e[0]
+        L = (np.bincount(brute10.keys[p][0], later) / np.bincount(brute10.keys[p][0]))[
+            brute10.keys[p][0]]
+        best = np.maximum(2 * e0 + L, 4 * e0 + L)
+        if p == 0:
+            best = np.maximum(best, -1.0)
+        assert got.br[p] == pytest.approx(best.mean(), abs=1e-9, rel=0)
+
+
+def test_canonical_flops_and_their_weights():
+    flops = BR.canonical_flops()
+    assert len(flops) == 1755 and sum(f.weight for f in flops) == 22100
+    small = BR.canonical_flops(DECK12)
+    assert sum(f.weight for f in small) == 220 and len(small) < 220
+
+
+def test_suit_isomorphism_gives_the_sum_over_every_flop(buckets4):
+    tree = build_tree(HoldemRules(n_rounds=2, max_bets=2))
+    pol = random_policy(tree, buckets4, 4)
+    a = BR.exact_best_response(tree, pol, deck=DECK12)
+    b = BR.exact_best_response(tree, pol, deck=DECK12, isomorphism=False)
+    assert a.flops < b.flops == 220
+    for p in range(2):
+        assert a.br[p] == pytest.approx(b.br[p], abs=1e-10, rel=0)
+        assert a.own[p] == pytest.approx(b.own[p], abs=1e-10, rel=0)
+
+
+# --- flops kept on disk, resume, lock, workers, Dask, the command line ----------------------
+
+@pytest.fixture(scope="module")
+def small12(buckets4):
+    """A 2-round strategy on a 2-round bucketing (small enough to send to workers)."""
+    tree = build_tree(HoldemRules(n_rounds=2, max_bets=2))
+    b2 = HoldemBuckets.from_arrays("t2", list(buckets4.arrays[:2]), buckets4.parents[:2])
+    pol = random_policy(tree, b2, 6, sparse=True)
+    return tree, pol, BR.exact_best_response(tree, pol, deck=DECK12)
+
+
+def test_a_killed_run_resumes_bit_identical(small12, tmp_path):
+    tree, pol, full = small12
+    store = BR.FlopStore(tmp_path / "br", {"kind": "test"})
+    computed = []
+
+    def dying(items, reach):  # this process, killed after three flops
+        for j, (i, f) in enumerate(items):
+            if j == 3:
+                raise KeyboardInterrupt
+            computed.append(i)
+            yield i, BR.flop_values(tree, pol, f.cards, reach, DECK12)
+
+    with store.locked(), pytest.raises(KeyboardInterrupt):
+        BR.exact_best_response(tree, pol, DECK12, store=store, mapper=dying)
+    assert len(list((tmp_path / "br").glob("flop*.npy"))) == 3
+    assert not list((tmp_path / "br").glob(".*.tmp"))
+    first = list(computed)
+
+    def counting(items, reach):
+        for i, f in items:
+            computed.append(i)
+            yield i, BR.flop_values(tree, pol, f.cards, reach, DECK12)
+
+    with store.locked():
+        res = BR.exact_best_response(tree, pol, DECK12, store=store, mapper=counting)
+    n = len(BR.canonical_flops(DECK12))
+    assert sorted(computed) == list(range(n)) and computed[:3] == first  # none twice
+    assert res == full  # bit for bit
+    with store.locked():  # everything kept: nothing computed again
+        assert BR.exact_best_response(tree, pol, DECK12, store=store, mapper=dying) == full
+
+
+def test_a_second_run_on_the_same_store_is_refused(tmp_path):
+    store = BR.FlopStore(tmp_path / "br", {"kind": "test"})
+    with store.locked():
+        with pytest.raises(UserError, match="another exact best response"):
+            with BR.FlopStore(tmp_path / "br", {"kind": "test"}).locked():
+                pass
+    with pytest.raises(UserError, match="another best response"):
+        with BR.FlopStore(tmp_path / "br", {"kind": "other"}).locked():
+            pass
+
+
+@pytest.mark.parametrize("workers,scheduler", [(2, None), (0, "local:2")])
+def test_worker_processes_and_a_dask_cluster_give_the_same_numbers(small12, workers,
+                                                                   scheduler):
+    tree, pol, full = small12
+    with BR.flop_mapper((tree, pol), DECK12, workers, scheduler) as mapper:
+        assert mapper is not None
+        assert BR.exact_best_response(tree, pol, DECK12, mapper=mapper) == full
+
+
+def test_cli_evaluate_best_response_exact(tmp_path, capsys, monkeypatch):
+    """The command on a stored strategy (the deck reduced to ten cards: the full deck's 1,755
+    flops of a 2-round game take minutes), resumed from its kept flops, stored as a figure."""
+    import cli
+
+    monkeypatch.setattr(BR, "FULL_DECK", DECK10)
+    run = lambda *a: cli.main(["--data-dir", str(tmp_path), *a])  # noqa: E731
+    assert run("solve", "--game", "holdem", "--abstraction", "synthetic:3,6", "--max-bets",
+               "2", "--name", "h", "--iterations", "2000", "--sampler", "chance",
+               "--lbr-deals", "20", "--h2h-deals", "100") == 0
+    capsys.readouterr()
+    assert run("evaluate", "h", "--best-response", "exact") == 0
+    out = capsys.readouterr().out
+    assert "exact best response" in out and "exploitability" in out
+    ev = tmp_path / "strategies" / "h" / "evaluations"
+    (folder,) = ev.glob("exact-br-*")
+    flops = sorted(folder.glob("flop*.npy"))
+    assert len(flops) == len(BR.canonical_flops(DECK10))
+    stored = list(ev.glob("exact-best-response-*.json"))
+    assert len(stored) == 1 and '"method": "exact"' in stored[0].read_text()
+    flops[0].unlink()
+    assert run("evaluate", "h", "--best-response", "exact", "--workers", "1") == 0
+    assert capsys.readouterr().out == out
+    assert run("evaluate", "h", "--workers", "2") == 2
+    assert "only with --best-response" in capsys.readouterr().err
