@@ -31,6 +31,15 @@ from solve.holdem._vector_kernels import fold_sums, showdown_sums, tie_ends
 BOARD_SEEN = (0, 3, 4, 5)
 
 
+@njit(cache=True, inline="always")
+def _blocked(board, nb, a, b) -> bool:
+    """Is hole pair (a, b) blocked by one of the first ``nb`` board cards?"""
+    for j in range(nb):
+        if board[j] == a or board[j] == b:
+            return True
+    return False
+
+
 @njit(cache=True)
 def round_buckets(r, board, nb, dpa, dpb, dpi, P, bk, tabs, ob):
     """``ob[r, h]``: the round-r bucket of every deck pair h missing the first ``nb`` board
@@ -39,11 +48,7 @@ def round_buckets(r, board, nb, dpa, dpb, dpi, P, bk, tabs, ob):
     for k in range(P):
         a = dpa[k]
         b = dpb[k]
-        hit = False
-        for j in range(nb):
-            if board[j] == a or board[j] == b:
-                hit = True
-        if hit:
+        if _blocked(board, nb, a, b):
             continue
         cards[0] = a
         cards[1] = b
@@ -70,13 +75,7 @@ def fill_probs(r, nb, board, kind, S, off, nact, code, rnodes, prow, ob, dpa, dp
     T = PR[r]
     probs = np.zeros(3)
     for i in range(P):
-        a0 = dpa[i]
-        b0 = dpb[i]
-        hit = False
-        for j in range(nb):
-            if board[j] == a0 or board[j] == b0:
-                hit = True
-        if hit:
+        if _blocked(board, nb, dpa[i], dpb[i]):
             continue
         h = dpi[i]
         b = ob[r, h]
