@@ -57,7 +57,8 @@ def current_and_average(name: str, ddir: Path, cache: dict) -> tuple[Policy, Pol
         if (ck / "state.json").read_text() != state:
             raise UserError(f"checkpoint of {name!r} replaced while being read; run again")
     except (OSError, ValueError) as exc:
-        raise UserError(f"no checkpoint of run {name!r} in {ck} ({exc})") from None
+        raise UserError(f"no checkpoint of run {name!r} in {ck} ({exc}; a finished run keeps "
+                        "it only when solved with --keep-checkpoint)") from None
     it = json.loads(state)["iteration"]
     tree, buckets = run_game(name, ddir, cache)
     cur = Policy.table(f"{name} current@{it}", tree, buckets,

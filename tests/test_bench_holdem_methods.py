@@ -133,7 +133,8 @@ def test_seats_bench_reads_lbr_against_the_seat_value(tmp_path, capsys):
     run's current strategy and its average of the same checkpoint, and their head-to-head."""
     assert cli.main(["--data-dir", str(tmp_path), "solve", "--game", "holdem", "--abstraction",
                      "synthetic:2,4", "--max-bets", "2", "--name", "p", "--sampler", "public",
-                     "--iterations", "20", "--lbr-deals", "0", "--h2h-deals", "50"]) == 0
+                     "--iterations", "20", "--lbr-deals", "0", "--h2h-deals", "50",
+                     "--keep-checkpoint"]) == 0  # --current reads the checkpoint's regrets
     bench = load_script("bench_holdem_seats")
     out = tmp_path / "rows.json"
     assert bench.main(["--data-dir", str(tmp_path), "p", "--current", "p", "--boards", "3",

@@ -316,7 +316,7 @@ def test_cli_resumes_a_checkpoint_from_before_hands_per_board_with_every_hand(tm
     del state["hands"]
     state_file.write_text(json.dumps(state))
     capsys.readouterr()
-    assert cli.main(args + ["--iterations", "6", "--resume"]) == 0
+    assert cli.main(args + ["--iterations", "6", "--resume", "--keep-checkpoint"]) == 0
     assert "algorithm=pcs-plus iterations=6 " in capsys.readouterr().out
     assert json.loads(state_file.read_text())["hands"] == 0
 

@@ -154,8 +154,8 @@ def run_curve(name: str, with_runs: list[str], reference: str | None, h2h_deals:
     """``evaluate NAME --curve``: :func:`solve.holdem.curve.convergence` of NAME and the
     ``--with`` runs, printed as one table per run and drawn as a PNG."""
     ddir = resolve_data_dir()
-    path = output_file(out or ddir / "reports", "--out", f"{name}-convergence.png",
-                       suffix=".png")
+    path = output_file(out or ddir / "reports" / f"{name}-convergence.png", "--out",
+                       f"{name}-convergence.png", suffix=".png")
     deals = h2h_deals if h2h_deals is not None else 20_000
     ref, curves = curve.convergence(ddir, [name, *with_runs], reference, deals,
                                     lbr_boards=lbr_boards)
