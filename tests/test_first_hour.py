@@ -74,3 +74,31 @@ def test_api_docs_page_needs_no_internet(tmp_path):
         got = client.get(asset)
         assert got.status_code == 200 and len(got.content) > 1000, asset
     assert client.get("/openapi.json").status_code == 200
+
+
+def test_strategies_lists_what_was_solved_in_every_format(tmp_path, capsys):
+    import csv
+    import io
+
+    import cli as entry
+
+    d = str(tmp_path)
+    assert entry.main(["--data-dir", d, "strategies"]) == 0
+    assert "no strategies stored" in capsys.readouterr().out
+    assert entry.main(["--data-dir", d, "solve", "--game", "kuhn", "--iterations", "50",
+                       "--name", "k"]) == 0
+    capsys.readouterr()
+    assert entry.main(["--data-dir", d, "strategies", "--format", "json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert (row["name"], row["game"], row["iterations"]) == ("k", "kuhn", 50)
+    on_disk = sum(p.stat().st_size for p in (tmp_path / "strategies" / "k").rglob("*")
+                  if p.is_file())
+    assert row["bytes"] == on_disk > 0 and row["solve_seconds"] >= 0
+    assert entry.main(["--data-dir", d, "strategies", "--format", "csv"]) == 0
+    (got,) = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert got["name"] == "k" and int(got["bytes"]) == on_disk
+    assert entry.main(["--data-dir", d, "strategies"]) == 0
+    assert "k" in capsys.readouterr().out
+    # the other list command speaks the same formats: one JSON array
+    assert entry.main(["--data-dir", d, "abstractions", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
