@@ -1,7 +1,7 @@
 """Mixed concurrent load on ``cli.py serve`` (issue 50): look-ups, catalog lists and SQL at once.
 
     python bench/bench_api_load.py --data-dir DIR --strategy NAME [--requests 400]
-        [--workers 2] [--slow 4] [--seconds 180]
+        [--workers 2] [--slow 4] [--seconds 180] [--warm 16]
 
 Starts ``cli.py serve --workers N`` on loopback (127.0.0.1, a free port) in a child process,
 waits for it, then sends ``--requests`` requests all at once (one HTTP connection each, from
@@ -11,8 +11,9 @@ time limit. Bounded: the whole batch is given ``--seconds``. Prints the count pe
 5xx, the wrong answers (a look-up unlike the library's answer in process, a catalog list
 unlike the first one, a quick query not answering 42), the 400s, the 429s (more SQL queries
 at once from one client than the server allows: expected here, all the load comes from one
-address) and the p50/p99 latency of the look-ups. Meant for a small data directory (e.g. a
-solved Kuhn or Leduc poker); do not point it at a big one on a shared machine.
+address) and the p50/p99 latency of the look-ups. Spots for Kuhn, Leduc and Texas Hold'em
+strategies; a full-size Hold'em strategy is opened by each server worker and by the bench
+itself (its reference answers): several GB each.
 """
 
 from __future__ import annotations
@@ -42,6 +43,11 @@ SPOTS = {
     "kuhn": [{"hole": h, "history": x} for h in "JQK" for x in ("", "c", "r", "cr")],
     "leduc": [{"hole": "Qb", "board": "Ka", "history": "rc/r"},
               {"hole": "Ka", "history": ""}, {"hole": "Jb", "history": "r"}],
+    "holdem": [{"hole": "AsKd", "history": ""}, {"hole": "7h2c", "history": "r"},
+               {"hole": "AsKd", "board": "7c8h9s", "history": "rc/cr"},
+               {"hole": "AcAd", "board": "2c2d2h", "history": "rc/r"},
+               {"hole": "QsJs", "board": "Ts9s2d4h", "history": "rc/cc/r"},
+               {"hole": "9c9d", "board": "Ah7d3c8s2h", "history": "rc/cc/cc/cr"}],
 }
 SLOW_SQL = "SELECT sum(hash(range)) FROM range(100000000000) AS a"
 
@@ -108,6 +114,15 @@ async def load(base: str, strategy: str, spots, answers, n: int, slow: int, seco
         return await asyncio.wait_for(asyncio.gather(*tasks), timeout=seconds)
 
 
+async def warm(base: str, strategy: str, spot: dict, n: int, seconds: float) -> None:
+    """``n`` look-ups at once, not counted: every worker opens the strategy first (minutes at
+    full size), so the batch measures a warm server."""
+    limits = httpx.Limits(max_connections=n, max_keepalive_connections=0)
+    async with httpx.AsyncClient(base_url=base, timeout=seconds, limits=limits) as client:
+        await asyncio.gather(*[client.get(f"/strategies/{strategy}/lookup", params=spot)
+                               for _ in range(n)])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data-dir", required=True, type=Path)
@@ -117,6 +132,8 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seconds", type=float, default=180.0, help="bound on the whole batch")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--warm", type=int, default=0,
+                    help="look-ups at once before the batch, not counted (0: a cold server)")
     args = ap.parse_args()
     data_dir = args.data_dir.absolute()
     spots, answers = spots_for(data_dir, args.strategy)
@@ -128,6 +145,10 @@ def main() -> int:
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         wait_until_serving(base, proc)
+        if args.warm:
+            tw = time.perf_counter()
+            asyncio.run(warm(base, args.strategy, spots[0], args.warm, args.seconds))
+            print(f"warm-up: {args.warm} look-ups at once in {time.perf_counter() - tw:.1f} s")
         t0 = time.perf_counter()
         results = asyncio.run(load(base, args.strategy, spots, answers, args.requests, args.slow,
                                    args.seconds, args.seed))
