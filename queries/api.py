@@ -54,9 +54,11 @@ SQL_MAX_CHARS = 10_000
 OPEN_STRATEGIES = 4
 SQL_MEMORY = "1GB"  # per query
 #: SQL queries running at once per server process (each a process of its own, SQL_MEMORY at
-#: most), and per client (more at once from one client: 429).
-SQL_PROCESSES = 2
-SQL_PER_CLIENT = 4
+#: most), and per client (more at once from one client: 429). As many processes as one client
+#: may run queries: one client's queries never wait for a process (and time out, 503), only
+#: many clients at once can find the server busy.
+SQL_PROCESSES = 4
+SQL_PER_CLIENT = SQL_PROCESSES
 
 
 def is_loopback(host: str) -> bool:
