@@ -15,7 +15,7 @@ the [2,5] ``equity_river`` row). Buckets form a tree, so the current bucket dete
 whole bucket sequence and an information set is (betting node, current bucket).
 
 Chance is not tabulated: the solver and the evaluators sample real deals and look each
-player's buckets up (``HoldemBuckets``) -- see the README section "Texas Hold'em solver" for
+player's buckets up (``HoldemBuckets``) -- see docs/holdem.md for
 the costs that decided this. The betting tree (``BettingTree``) is a flat pre-order array of
 a few thousand nodes; regrets and average strategies are float32 arrays indexed by
 ``offset[node] + bucket * n_actions[node] + action``.
