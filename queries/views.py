@@ -35,6 +35,8 @@ def create_views(data_dir: str | os.PathLike) -> tuple[list[str], list[str]]:
     with connect(data_dir) as con:
         made, notes = create_table_views(con, data_dir)
         notes += _strategy_rows(con, data_dir)
+        for view, (pattern, columns) in JSON_SOURCES.items():
+            _json_source(con, data_dir, view, pattern, columns)
         # A file may use views of files later in name order: failed files are retried
         # while a pass makes progress.
         pending, failed = sorted(SQL_DIR.glob("*.sql")), []
@@ -96,3 +98,37 @@ def _strategy_rows(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[str]:
     con.execute("CREATE OR REPLACE VIEW strategy_rows AS SELECT * FROM "
                 f"read_parquet({source}, union_by_name = true)")
     return notes
+
+
+#: Views over JSON files other stages keep (``view: (glob relative to the data directory,
+#: DuckDB column types)``), read by the ``.sql`` files; typed, so with no file yet the view
+#: exists and is empty rather than missing (``read_json`` fails on a glob matching nothing).
+JSON_SOURCES = {
+    # every Texas Hold'em solve's checkpoint log (solve.holdem.run)
+    "holdem_run_logs": (f"{STRATEGIES_DIR}/*/run.json", {
+        "abstraction": "VARCHAR", "sampler": "VARCHAR", "regret": "VARCHAR",
+        "averaging": "VARCHAR",
+        "log": "STRUCT(iterations BIGINT, solve_seconds DOUBLE, clock VARCHAR, lbr_mbb DOUBLE, "
+               "lbr_hw DOUBLE, lbr_seat0_mbb DOUBLE, lbr_seat1_mbb DOUBLE, "
+               "vs_always_call_mbb DOUBLE, vs_always_raise_mbb DOUBLE)[]"}),
+    # exact best responses (solve.holdem.best_response.run_exact, a FigureStore figure)
+    "holdem_exact_figures": (f"{STRATEGIES_DIR}/*/evaluations/exact-best-response-*.json", {
+        "key": "STRUCT(spec VARCHAR, strategy STRUCT(iterations BIGINT, weights VARCHAR), "
+               "deck BIGINT[])",
+        "value": "STRUCT(br_seat0_mbb DOUBLE, br_seat1_mbb DOUBLE, exploitability_mbb DOUBLE, "
+                 "value_mbb DOUBLE, flops BIGINT)"}),
+}
+
+
+def _json_source(con: duckdb.DuckDBPyConnection, data_dir: Path, view: str, pattern: str,
+                 columns: dict[str, str]) -> None:
+    """``view`` over the JSON files matching ``pattern`` (with a ``filename`` column, relative
+    to the data directory), or an empty view of the same columns when there is none."""
+    if any(data_dir.glob(pattern)):
+        spec = ", ".join(f"{k}: '{v}'" for k, v in columns.items())
+        source = (f"SELECT * FROM read_json('{pattern}', filename = true, "
+                  f"union_by_name = true, columns = {{{spec}}})")
+    else:
+        cols = ", ".join(f"NULL::{v} AS {k}" for k, v in columns.items())
+        source = f"SELECT {cols}, NULL::VARCHAR AS filename WHERE false"
+    con.execute(f"CREATE OR REPLACE VIEW {view} AS {source}")

@@ -1,6 +1,7 @@
 """The exact best response in the real game (solve/holdem/best_response.py) against brute force
 over every deal of a reduced deck, the always-call closed form, suit isomorphism, resume."""
 
+import json
 from itertools import combinations
 
 import numpy as np
@@ -287,3 +288,21 @@ def test_cli_evaluate_best_response_exact(tmp_path, capsys, monkeypatch):
     assert capsys.readouterr().out == out
     assert run("evaluate", "h", "--workers", "2") == 2
     assert "only with --best-response" in capsys.readouterr().err
+    # queryable in SQL: the stored figure, next to the solve's own LBR log
+    value = json.loads(stored[0].read_text())["value"]
+    assert run("sql", "SELECT strategy, iterations, exploitability_mbb, "
+               "responder_small_blind_mbb, responder_big_blind_mbb, game_value_mbb, "
+               "canonical_flops, full_deck, current, lbr_mbb FROM holdem_exact_best_response",
+               "--format", "json") == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["strategy"] == "h" and row["iterations"] == 2000 and row["current"] is True
+    assert row["exploitability_mbb"] == pytest.approx(value["exploitability_mbb"], abs=1e-9)
+    assert row["responder_small_blind_mbb"] == pytest.approx(value["br_seat0_mbb"], abs=1e-9)
+    assert row["responder_big_blind_mbb"] == pytest.approx(value["br_seat1_mbb"], abs=1e-9)
+    assert row["game_value_mbb"] == pytest.approx(value["value_mbb"], abs=1e-9)
+    assert row["canonical_flops"] == len(flops) and row["full_deck"] is False
+    assert row["lbr_mbb"] is None  # the solve's LBR is of the full deck: not beside a reduced one
+    assert run("sql", "SELECT strategy, iterations, last FROM holdem_checkpoints",
+               "--format", "json") == 0
+    assert {"strategy": "h", "iterations": 2000, "last": True} in json.loads(
+        capsys.readouterr().out)

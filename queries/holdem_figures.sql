@@ -1,0 +1,48 @@
+-- Texas Hold'em strategies' figures, read from the files the solver and `evaluate` keep beside
+-- each strategy (docs/holdem.md; the JSON sources holdem_run_logs and holdem_exact_figures are
+-- made by queries/views.py). mbb/g = thousandths of a big blind per game. Seats are named:
+-- the small blind acts first preflop.
+--
+-- holdem_checkpoints: every checkpoint a solve logged (strategies/NAME/run.json): solve time,
+-- the LBR lower bound on exploitability and its 95% half-width, per seat, the baselines.
+CREATE OR REPLACE VIEW holdem_checkpoints AS
+SELECT regexp_extract(filename, 'strategies/([^/]+)/run\.json$', 1) AS strategy,
+       abstraction, sampler, regret, averaging,
+       c.iterations, c.solve_seconds, c.clock,
+       c.lbr_mbb, c.lbr_hw AS lbr_half_width_mbb,
+       -- lbr_seat0 is the local best responder in the small blind (the strategy in the big blind)
+       c.lbr_seat0_mbb AS lbr_responder_small_blind_mbb,
+       c.lbr_seat1_mbb AS lbr_responder_big_blind_mbb,
+       c.vs_always_call_mbb, c.vs_always_raise_mbb,
+       row_number() OVER (PARTITION BY filename ORDER BY c.iterations DESC) = 1 AS last
+FROM (SELECT filename, abstraction, sampler, regret, averaging, unnest(log) AS c
+      FROM holdem_run_logs);
+
+-- holdem_exact_best_response: `evaluate NAME --best-response exact`, every deal of the real
+-- game, no sampling: each seat's best response against the strategy, the exploitability (their
+-- mean) and the game value the strategy implies (small blind, against itself). `current`: the
+-- figure is of the strategy stored under that name now (not of an earlier or shorter solve of
+-- the name); `full_deck`: the 52-card game (tests use reduced decks); `lbr_mbb`: the LBR bound
+-- the solve logged at the same iterations, if any, and `exact_minus_lbr_mbb` how far it was
+-- below the exact figure.
+CREATE OR REPLACE VIEW holdem_exact_best_response AS
+WITH x AS (
+    SELECT regexp_extract(filename, 'strategies/([^/]+)/evaluations/', 1) AS strategy,
+           key.spec AS spec, key.strategy.iterations AS iterations,
+           len(key.deck) = 52 AS full_deck, value
+    FROM holdem_exact_figures
+)
+SELECT x.strategy, x.spec, coalesce(r.abstraction, c.abstraction) AS abstraction, x.iterations,
+       x.value.exploitability_mbb AS exploitability_mbb,
+       x.value.br_seat0_mbb AS responder_small_blind_mbb,
+       x.value.br_seat1_mbb AS responder_big_blind_mbb,
+       x.value.value_mbb AS game_value_mbb,
+       x.value.flops AS canonical_flops, x.full_deck,
+       coalesce(x.spec = r.name AND x.iterations = r.iterations, false) AS current,
+       CASE WHEN x.full_deck THEN c.lbr_mbb END AS lbr_mbb,
+       CASE WHEN x.full_deck THEN x.value.exploitability_mbb - c.lbr_mbb END
+           AS exact_minus_lbr_mbb
+FROM x
+LEFT JOIN solve_runs AS r ON r.name = x.strategy
+LEFT JOIN holdem_checkpoints AS c
+       ON c.strategy = x.strategy AND c.iterations = x.iterations AND x.spec NOT LIKE '%~%';
