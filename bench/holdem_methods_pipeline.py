@@ -1,9 +1,9 @@
 #!/usr/bin/env python
 """Issue 20's Texas Hold'em comparison from an empty data directory to its table, resumable.
 
-Every step is a ``cli.py`` command (or ``bench/bench_holdem_methods.py`` at the end) run as its
-own process, at most ``--jobs`` at a time, one numba thread each unless said otherwise, in an
-order that respects what each needs:
+Every step is a ``cli.py`` command (or ``python -m bench.bench_holdem_methods`` at the end) run
+as its own process, at most ``--jobs`` at a time, one numba thread each unless said otherwise, in
+an order that respects what each needs:
 
 1. the equity tables (``etl``);
 2. the abstractions at full size: perfect recall ``pa``, ``eb``, ``pa-emd``, ``ochs`` at

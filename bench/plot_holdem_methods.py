@@ -1,6 +1,6 @@
 """The Hold'em comparison of abstraction methods (issue 20) as one picture, from the figures
-``bench/bench_holdem_methods.py --json`` (or ``holdem_methods_pipeline.py``) wrote: the LBR
-bound of each strategy with its 95% interval and its two seats, the results against
+``python -m bench.bench_holdem_methods --json`` (or ``python -m bench.holdem_methods_pipeline``)
+wrote: the LBR bound of each strategy with its 95% interval and its two seats, the results against
 always-call and always-raise, and the round robin as a matrix (row against column, mbb/g).
 
     python -m bench.plot_holdem_methods /work/data-holdem/holdem-methods.json \
