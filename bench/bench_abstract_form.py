@@ -9,9 +9,9 @@ and, with ``--lp-value V`` (or ``--lp``, which solves the sequence-form LP first
 the gap between the CFR+ value and the LP value. Default abstraction: the hand-made
 ``ri-13-25-125`` (``solve.abstractions.ri_rank_category``), the one the LP benchmark used.
 
-    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python bench/bench_abstract_form.py \\
+    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python -m bench.bench_abstract_form \\
         --iterations 65536 --lp-value -63.468604631188
-    python bench/bench_abstract_form.py --abstraction rhode-island-pa-13-205-1774 --data-dir DIR
+    python -m bench.bench_abstract_form --abstraction rhode-island-pa-13-205-1774 --data-dir DIR
 
 An imperfect-recall abstraction (``--recall imperfect``) runs on the form with its infosets
 tied; its exploitability column is then the public tree's level-by-level best response (a
@@ -22,13 +22,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._common import peak_mb  # noqa: E402
+from bench._common import peak_mb
 
 
 def main() -> None:

@@ -3,7 +3,7 @@
 Issue 4 targets (2 cores): ``build-abstraction --buckets 20,800,4800,28800`` with the equity
 tables built: eb under 10 minutes, pa under 30 minutes, peak memory under 16 GiB. Usage:
 
-    python bench/bench_abstraction_holdem.py --data-dir DATA [--methods eb,pa] [--workers 2]
+    python -m bench.bench_abstraction_holdem --data-dir DATA [--methods eb,pa] [--workers 2]
 """
 
 from __future__ import annotations

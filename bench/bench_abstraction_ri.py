@@ -3,7 +3,7 @@
 Issue 4 target: each build under 2 minutes (2 cores). Prints a Markdown table for
 BENCHMARKS.md. Usage:
 
-    python bench/bench_abstraction_ri.py [--n-init 4] [--workers 1]
+    python -m bench.bench_abstraction_ri [--n-init 4] [--workers 1]
 """
 
 from __future__ import annotations
@@ -11,12 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from abstraction.games import rhode_island  # noqa: E402
-from abstraction.methods import METHODS, Lossless  # noqa: E402
+from abstraction.games import rhode_island
+from abstraction.methods import METHODS, Lossless
 
 SETTINGS = [(13, 25, 125), (13, 50, 250), (13, 75, 500), (13, 100, 750), (13, 125, 1000),
             (13, 150, 1250), (13, 205, 1774)]

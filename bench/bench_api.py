@@ -1,6 +1,6 @@
 """Bounded load test of the JSON API's look-up on loopback (issue 18).
 
-    python bench/bench_api.py --data-dir DIR --strategy NAME [--clients 8] [--seconds 20]
+    python -m bench.bench_api --data-dir DIR --strategy NAME [--clients 8] [--seconds 20]
         [--workers 2] [--load wrk]
 
 Starts ``cli.py serve`` in a child process, waits for it, opens the strategy once (the first
@@ -34,13 +34,11 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+from etl.cards import format_card
+from solve.lookup import open_lookup
+from tests.serving import wait_until_serving
 
-from etl.cards import format_card  # noqa: E402
-from serving import wait_until_serving  # noqa: E402
-from solve.lookup import open_lookup  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 HISTORIES = [("", 0), ("r", 0), ("c", 0), ("rc/", 3), ("rc/r", 3), ("rc/c", 3), ("cc/", 3),
              ("cc/cr", 3)]  # legal at any bet cap (synthetic strategies use 2)

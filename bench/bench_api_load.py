@@ -1,6 +1,6 @@
 """Mixed concurrent load on ``cli.py serve`` (issue 50): look-ups, catalog lists and SQL at once.
 
-    python bench/bench_api_load.py --data-dir DIR --strategy NAME [--requests 400]
+    python -m bench.bench_api_load --data-dir DIR --strategy NAME [--requests 400]
         [--workers 2] [--slow 4] [--seconds 180] [--warm 16]
 
 Starts ``cli.py serve --workers N`` on loopback (127.0.0.1, a free port) in a child process,
@@ -31,12 +31,10 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+from solve.lookup import open_lookup
+from tests.serving import wait_until_serving
 
-from serving import wait_until_serving  # noqa: E402
-from solve.lookup import open_lookup  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 #: Look-up parameters per game (small games: a few fixed spots).
 SPOTS = {

@@ -7,7 +7,7 @@ plus a negligible run). Helpers shared by kernels of one module are compiled by 
 kernel that needs them, so per-kernel figures depend on the order; module totals do not.
 Signatures compiled per kernel are counted from numba's ``numba:compile`` events.
 
-Usage: NUMBA_NUM_THREADS=1 nice -n 15 python bench/bench_compile.py [--modules eval,index,...]
+Usage: NUMBA_NUM_THREADS=1 nice -n 15 python -m bench.bench_compile [--modules eval,index,...]
 """
 
 from __future__ import annotations
@@ -128,7 +128,6 @@ def child(module: str) -> None:
             sigs[ev.data["dispatcher"].py_func.__qualname__] += 1
 
     event.register("numba:compile", Count())
-    sys.path.insert(0, str(ROOT))
     rows = []
 
     def step(name, f):
@@ -167,8 +166,8 @@ def main() -> int:
         with tempfile.TemporaryDirectory(prefix="bench-compile-") as cache:
             env = dict(os.environ, NUMBA_CACHE_DIR=cache)
             t = time.perf_counter()
-            p = subprocess.run([sys.executable, __file__, "--child", m], env=env,
-                               capture_output=True, text=True)
+            p = subprocess.run([sys.executable, "-m", "bench.bench_compile", "--child", m],
+                               env=env, cwd=ROOT, capture_output=True, text=True)
             wall = time.perf_counter() - t
         if p.returncode:
             print(f"{m}: child failed\n{p.stderr[-2000:]}")

@@ -9,7 +9,7 @@ best-response values. Lossless abstraction means the lifted profile's raw value 
 exploitability equal the iso game's. Optionally (``--buckets``) the same for LP solutions of
 bucketed games, whose raw exploitability is the real cost of the abstraction.
 
-    NUMBA_NUM_THREADS=1 python bench/bench_draw27_raw.py --iterations 1000 --buckets 3,5,10
+    NUMBA_NUM_THREADS=1 python -m bench.bench_draw27_raw --iterations 1000 --buckets 3,5,10
 """
 
 from __future__ import annotations
@@ -17,14 +17,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from solve.games.draw27_raw import RawDraw27  # noqa: E402
-from solve.games.draw27 import draw27, draw27_sequence_form  # noqa: E402
-from solve.games.tree import sequence_form  # noqa: E402
-from solve.algorithms.treeplex import SequenceCFR, best_response_values, solve_lp, value  # noqa: E402
+from solve.games.draw27_raw import RawDraw27
+from solve.games.draw27 import draw27, draw27_sequence_form
+from solve.games.tree import sequence_form
+from solve.algorithms.treeplex import SequenceCFR, best_response_values, solve_lp, value
 
 
 def main(argv=None) -> int:

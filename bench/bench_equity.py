@@ -9,7 +9,7 @@
 3. A DuckDB query over ``equity_river``: average equity per preflop class (weighted by class
    size), which must equal ``equity_preflop``.
 
-Usage: ``python bench/bench_equity.py [--data-dir DIR] [--skip-etl] [--hands N]``
+Usage: ``python -m bench.bench_equity [--data-dir DIR] [--skip-etl] [--hands N]``
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"  # card c: rank c // 4, suit c % 4

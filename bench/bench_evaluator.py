@@ -1,6 +1,6 @@
 """Benchmark: 7-card evaluator throughput vs eval7, and the handval table build + Parquet write.
 
-Usage: python bench/bench_evaluator.py [--hands 2000000] [--seed 0] [--workers 2] [--out DIR]
+Usage: python -m bench.bench_evaluator [--hands 2000000] [--seed 0] [--workers 2] [--out DIR]
 
 Prints one line per figure (for BENCHMARKS.md). The eval7 side is given its best case: the
 Card objects of every hand are built before timing, so only ``eval7.evaluate`` calls are timed.
@@ -12,7 +12,6 @@ import argparse
 import multiprocessing
 import os
 import resource
-import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -22,13 +21,12 @@ import numba
 import numpy as np
 import pyarrow.parquet as pq
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from etl._eval_kernels import evaluate_rows, evaluate_rows_serial  # noqa: E402
-from etl.evaluator import CARD_KEY, CARD_MASK, value_of_state7  # noqa: E402
-from etl.handval import N_HANDS, build_handval, compute, partition_keys  # noqa: E402
-from schema.equity import HANDVAL_PARQUET_OPTIONS  # noqa: E402
-from schema.storage import atomic_write_parquet  # noqa: E402
+from etl._eval_kernels import evaluate_rows, evaluate_rows_serial
+from etl.evaluator import CARD_KEY, CARD_MASK, value_of_state7
+from etl.handval import N_HANDS, build_handval, compute, partition_keys
+from schema.equity import HANDVAL_PARQUET_OPTIONS
+from schema.storage import atomic_write_parquet
 
 
 @numba.njit(cache=True)

@@ -2,8 +2,8 @@
 arrays, evaluation costs -- on a synthetic hand-strength abstraction (no equity tables needed)
 or on a built one.
 
-    NUMBA_NUM_THREADS=1 python bench/bench_holdem.py --buckets 20,800,4800,28800 --seconds 60
-    python bench/bench_holdem.py --abstraction holdem-pa --data-dir /tmp/lead-data --seconds 60
+    NUMBA_NUM_THREADS=1 python -m bench.bench_holdem --buckets 20,800,4800,28800 --seconds 60
+    python -m bench.bench_holdem --abstraction holdem-pa --data-dir /tmp/lead-data --seconds 60
 
 The synthetic lookups are cached in ``--cache`` (default /tmp/holdem-bench-<buckets>.npz).
 Run under ``/usr/bin/time -v`` for the peak resident memory.
@@ -12,17 +12,15 @@ Run under ``/usr/bin/time -v`` for the peak resident memory.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from solve.holdem.buckets import HoldemBuckets, load_buckets, synthetic_buckets
 from solve.holdem.cfr import HoldemCFR
-from solve.holdem.evaluate import Policy, duplicate_match, local_best_response  # noqa: E402
+from solve.holdem.evaluate import Policy, duplicate_match, local_best_response
 from solve.holdem.game import HoldemRules, build_tree
 
 

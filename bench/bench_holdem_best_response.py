@@ -1,9 +1,9 @@
 """Exact best response in the real game (issue 51): the cost of one canonical flop of full
 4-round limit Hold'em, and the projected wall time of a whole evaluation.
 
-    python bench/bench_holdem_best_response.py                       # synthetic 20/800/4800/28800
-    python bench/bench_holdem_best_response.py --data-dir /work/main/data --abstraction NAME
-    python bench/bench_holdem_best_response.py --data-dir DIR --strategy NAME
+    python -m bench.bench_holdem_best_response                       # synthetic 20/800/4800/28800
+    python -m bench.bench_holdem_best_response --data-dir /work/main/data --abstraction NAME
+    python -m bench.bench_holdem_best_response --data-dir DIR --strategy NAME
 
 A unit of work is one canonical flop (1,755 of them, weights summing to the 22,100 flops), both
 seats; below it every ordered turn and river (49 x 48 = 2,352 river boards per flop), each
@@ -25,15 +25,14 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from solve.holdem import _br_kernels as B  # noqa: E402
-from solve.holdem import best_response as BR  # noqa: E402
-from solve.holdem.buckets import indexer_tables, load_buckets, synthetic_buckets  # noqa: E402
-from solve.holdem.evaluate import Policy  # noqa: E402
-from solve.holdem.game import HoldemRules, build_tree  # noqa: E402
-from solve.holdem.pcs import HoldemPCS  # noqa: E402
-from solve.holdem.run import load_policy  # noqa: E402
+from solve.holdem import _br_kernels as B
+from solve.holdem import best_response as BR
+from solve.holdem.buckets import indexer_tables, load_buckets, synthetic_buckets
+from solve.holdem.evaluate import Policy
+from solve.holdem.game import HoldemRules, build_tree
+from solve.holdem.pcs import HoldemPCS
+from solve.holdem.run import load_policy
 
 
 def setup(args):

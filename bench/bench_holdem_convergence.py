@@ -2,7 +2,7 @@
 always-call and always-raise, and head-to-head against a reference strategy (by default the
 longest run's final one), each against solve time, from the runs' checkpoint evaluations.
 
-    python bench/bench_holdem_convergence.py --data-dir D holdem-holdem-pa-cfr+ \
+    python -m bench.bench_holdem_convergence --data-dir D holdem-holdem-pa-cfr+ \
         holdem-holdem-pa-pcs-h64 --out docs/holdem-convergence.png
 
 The same as ``python cli.py --data-dir D evaluate RUN --curve --with RUN2 ...``
@@ -16,10 +16,9 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from schema.errors import UserError  # noqa: E402
-from solve.holdem import curve  # noqa: E402
+from schema.errors import UserError
+from solve.holdem import curve
 
 
 def main() -> int:

@@ -1,25 +1,23 @@
 """Duplicate head-to-head between stored Hold'em strategies (issue 6), e.g. pa vs eb solved for
 the same time, and each against the always-call / always-raise baselines.
 
-    python bench/bench_holdem_h2h.py --data-dir /tmp/lead-data holdem-holdem-pa-cfr+ \
+    python -m bench.bench_holdem_h2h --data-dir /tmp/lead-data holdem-holdem-pa-cfr+ \
         holdem-holdem-eb-cfr+ --deals 200000
     # B as it was at one of its checkpoints (solve --keep-averages):
-    python bench/bench_holdem_h2h.py --data-dir D A B --b-weights D/strategies/B/checkpoint/average-N.npy
+    python -m bench.bench_holdem_h2h --data-dir D A B --b-weights D/strategies/B/checkpoint/average-N.npy
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from solve.cli.holdem import load_policy  # noqa: E402
-from solve.holdem.evaluate import Policy, duplicate_match  # noqa: E402
+from solve.cli.holdem import load_policy
+from solve.holdem.evaluate import Policy, duplicate_match
 
 
 def main() -> None:

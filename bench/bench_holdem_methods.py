@@ -7,7 +7,7 @@ own intervals overlap), the results against always-call / always-raise and head-
 against a reference strategy, each with its 95% interval; ``--round-robin`` also plays every
 pair (the same duplicate deals for each) and prints the matrix.
 
-    NUMBA_NUM_THREADS=2 python bench/bench_holdem_methods.py --data-dir D pa-pcs-1t \
+    NUMBA_NUM_THREADS=2 python -m bench.bench_holdem_methods --data-dir D pa-pcs-1t \
         eb-pcs-1t ochs-pcs-1t --reference pa-pcs-1t --h2h-deals 300000 --lbr-boards 400
 
 A strategy may be taken at one of its checkpoints as ``NAME@ITERATIONS`` (the weights
@@ -31,17 +31,16 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from schema.catalog import session_scope  # noqa: E402
-from schema.catalog_abstraction import Abstraction  # noqa: E402
-from schema.errors import UserError  # noqa: E402
-from schema.storage import AtomicFile  # noqa: E402
-from solve.holdem.curve import same_boards, stored_board_lbr  # noqa: E402
-from solve.holdem.evaluate import Policy, duplicate_match, lbr_estimates, to_mbb  # noqa: E402
-from solve.holdem.figures import FigureStore  # noqa: E402
-from solve.holdem.game import HoldemRules  # noqa: E402
-from solve.holdem.run import (load_policy, run_record, spec_parts,  # noqa: E402
+from schema.catalog import session_scope
+from schema.catalog_abstraction import Abstraction
+from schema.errors import UserError
+from schema.storage import AtomicFile
+from solve.holdem.curve import same_boards, stored_board_lbr
+from solve.holdem.evaluate import Policy, duplicate_match, lbr_estimates, to_mbb
+from solve.holdem.figures import FigureStore
+from solve.holdem.game import HoldemRules
+from solve.holdem.run import (load_policy, run_record, spec_parts,
                               strategy_identity)
 
 

@@ -7,8 +7,8 @@ default, or a built abstraction):
   board, and of the duplicate head-to-head per deal vs per board (smaller = more precision per
   second), on the same strategy.
 
-    NUMBA_NUM_THREADS=2 python bench/bench_holdem_pcs.py [--abstraction holdem-pa --data-dir D]
-    python bench/bench_holdem_pcs.py --small   # the samplers' settings on a small game
+    NUMBA_NUM_THREADS=2 python -m bench.bench_holdem_pcs [--abstraction holdem-pa --data-dir D]
+    python -m bench.bench_holdem_pcs --small   # the samplers' settings on a small game
 
 ``--small``: preflop + flop with a cap of 3 bets and 8 / 64 strength buckets (``--small-buckets``;
 e.g. 8,2000, more flop buckets than a board has hands, for the sparse updates of the full
@@ -24,19 +24,17 @@ import argparse
 import os
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from solve.holdem.buckets import load_buckets, synthetic_buckets  # noqa: E402
-from solve.holdem.cfr import HoldemCFR  # noqa: E402
-from solve.holdem.evaluate import (Policy, best_response, board_lbr,  # noqa: E402
+from solve.holdem.buckets import load_buckets, synthetic_buckets
+from solve.holdem.cfr import HoldemCFR
+from solve.holdem.evaluate import (Policy, best_response, board_lbr,
                                    board_match, duplicate_match, local_best_response,
                                    sample_deals)
-from solve.holdem.game import HoldemRules, build_tree  # noqa: E402
-from solve.holdem.pcs import AVERAGING, REGRETS, HoldemPCS  # noqa: E402
+from solve.holdem.game import HoldemRules, build_tree
+from solve.holdem.pcs import AVERAGING, REGRETS, HoldemPCS
 
 
 def timed(f, *a, **k):

@@ -5,9 +5,9 @@ seat's value: LBR as SB - v (exploiting its big blind's play), LBR as BB + v (it
 blind's). With ``--current`` a run's current strategy (regret matching on its checkpoint's
 regrets) is measured too, beside the average of the same checkpoint, and played against it.
 
-    NUMBA_NUM_THREADS=2 python bench/bench_holdem_seats.py --data-dir D pa-h64-1t@382085 \\
+    NUMBA_NUM_THREADS=2 python -m bench.bench_holdem_seats --data-dir D pa-h64-1t@382085 \\
         pa-cs-1t@9936349 --boards 400
-    NUMBA_NUM_THREADS=2 python bench/bench_holdem_seats.py --data-dir D --current pa-h64-1t \\
+    NUMBA_NUM_THREADS=2 python -m bench.bench_holdem_seats --data-dir D --current pa-h64-1t \\
         --boards 400 --deals 300000
 
 The boards are those of ``bench_holdem_methods.py``'s LBR (seed 2024), so its per-seat
@@ -25,12 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from schema.errors import UserError  # noqa: E402
-from solve.holdem.evaluate import (Policy, board_lbr, board_seat_values,  # noqa: E402
+from schema.errors import UserError
+from solve.holdem.evaluate import (Policy, board_lbr, board_seat_values,
                                    duplicate_match, sample_boards, to_mbb)
-from solve.holdem.run import load_policy, run_game  # noqa: E402
+from solve.holdem.run import load_policy, run_game
 
 #: the LBR boards of bench_holdem_methods.py
 BOARD_SEED = 2024

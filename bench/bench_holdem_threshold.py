@@ -4,7 +4,7 @@ thresholded strategy and its difference from the strategy's own, paired board by
 the same boards and runouts (``bench_holdem_methods.py``'s boards, seed 2024), and the
 thresholded strategy head-to-head against the strategy itself (duplicate deals).
 
-    NUMBA_NUM_THREADS=2 python bench/bench_holdem_threshold.py --data-dir D pa-h64-2t@N \\
+    NUMBA_NUM_THREADS=2 python -m bench.bench_holdem_threshold --data-dir D pa-h64-2t@N \\
         --thresholds 0.05,0.15,pure --boards 100 --deals 200000
 
 Prints a Markdown table (mbb/g, 95% intervals).
@@ -17,13 +17,12 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from schema.errors import UserError  # noqa: E402
-from solve.holdem.evaluate import (Policy, board_lbr_values, duplicate_match,  # noqa: E402
+from schema.errors import UserError
+from solve.holdem.evaluate import (Policy, board_lbr_values, duplicate_match,
                                    lbr_estimates, lbr_runouts, sample_boards, to_mbb)
-from solve.holdem.run import load_policy, parse_threshold  # noqa: E402
-from solve.holdem.threshold import threshold  # noqa: E402
+from solve.holdem.run import load_policy, parse_threshold
+from solve.holdem.threshold import threshold
 
 #: the LBR boards of bench_holdem_methods.py
 BOARD_SEED = 2024

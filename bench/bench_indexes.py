@@ -1,6 +1,6 @@
 """Benchmark: canonical index / unindex throughput (hands per second) and colex index.
 
-Usage: python bench/bench_indexes.py [--hands 10000000] [--seed 0] [--repeat 3]
+Usage: python -m bench.bench_indexes [--hands 10000000] [--seed 0] [--repeat 3]
        [--groups 2,5 2,3,1] [--verify 2,4 ...]
 
 For each grouping: ``HandIndexer.index`` on ``--hands`` random hands (parallel array API) and
@@ -15,18 +15,15 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import sys
 import time
-from pathlib import Path
 
 import numba
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from etl._index_kernels import index_hand  # noqa: E402
-from etl.colex import colex_index  # noqa: E402
-from etl.isomorphism import HandIndexer, verify_counts  # noqa: E402
+from etl._index_kernels import index_hand
+from etl.colex import colex_index
+from etl.isomorphism import HandIndexer, verify_counts
 
 
 @numba.njit(cache=True)

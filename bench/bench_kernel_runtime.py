@@ -3,7 +3,7 @@
 Companion of ``bench/bench_compile.py``: a change that cuts compile time must not slow these.
 Each figure is the minimum over ``--repeat`` runs (after a warm-up call, compile excluded) of the
 process CPU time, so other jobs on a shared machine disturb it little. Run with one numba
-thread: ``NUMBA_NUM_THREADS=1 python bench/bench_kernel_runtime.py [--only name,...]``.
+thread: ``NUMBA_NUM_THREADS=1 python -m bench.bench_kernel_runtime [--only name,...]``.
 
 The Hold'em CFR figure uses the synthetic 20,800,4800,28800 lookups of ``bench/bench_holdem.py``
 (its ``--cache`` file, built there when missing).
@@ -12,14 +12,10 @@ The Hold'em CFR figure uses the synthetic 20,800,4800,28800 lookups of ``bench/b
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 
 def best(f, repeat: int) -> float:
@@ -85,8 +81,7 @@ def b_equity(repeat):
 
 
 def b_holdem(repeat):
-    sys.path.insert(0, str(ROOT / "bench"))
-    from bench_holdem import synthetic
+    from bench.bench_holdem import synthetic
 
     from solve.holdem.cfr import HoldemCFR
     from solve.holdem.evaluate import Policy, duplicate_match, local_best_response

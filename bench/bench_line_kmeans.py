@@ -8,14 +8,14 @@ The imperfect-recall flop (1,286,792 distinct river-equity histograms, 50 bins; 
 2026-11-26) and from each point's previous centre (``warm=True``, now), with the same seeds;
 prints each one's seconds and whether labels, centres and error agree.
 
-    python bench/bench_line_kmeans.py --data-dir D --k 9000 --steps 8
+    python -m bench.bench_line_kmeans --data-dir D --k 9000 --steps 8
 
 ``--curve``: instead, the perfect-recall ``pa-emd``'s work on one flop parent -- the
 incremental Lloyd error curve (``abstraction.lloyd``, k = 1..``--k``) of the ``--rows`` flop
 histograms nearest equity 0.55 -- with a full scan per assignment (``emd_line_assign``, as
 before) and with ``LineEMD``'s bounded scan (now).
 
-    python bench/bench_line_kmeans.py --data-dir D --curve --rows 64000 --k 120
+    python -m bench.bench_line_kmeans --data-dir D --curve --rows 64000 --k 120
 """
 
 from __future__ import annotations
@@ -23,18 +23,14 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from abstraction._emd_kernels import emd_line_assign  # noqa: E402
-from abstraction.line_kmeans import line_kmeans  # noqa: E402
-from abstraction.lloyd import LineEMD, incremental_curve  # noqa: E402
-from abstraction.emd import EMDLine  # noqa: E402
-from abstraction.holdem import holdem_hands  # noqa: E402
+from abstraction._emd_kernels import emd_line_assign
+from abstraction.line_kmeans import line_kmeans
+from abstraction.lloyd import LineEMD, incremental_curve
+from abstraction.emd import EMDLine
+from abstraction.holdem import holdem_hands
 
 
 def main() -> int:

@@ -12,8 +12,8 @@ distance (before: ``abstraction/metric_kmeans.py`` at git revision ``--before``)
 the seeding and Lloyd skipping the pairs the triangle inequality rules out (now), on ``--rows`` rows of a stored Rhode Island
 strategy's turn vectors (``--strategy NAME --data-dir D``; random rows without).
 
-    python bench/bench_metric_kmeans.py --rows 70 --centres 70 --dim 1600
-    python bench/bench_metric_kmeans.py --data-dir D --strategy rhode-island-rhode-island-lossless-full-dcfr \
+    python -m bench.bench_metric_kmeans --rows 70 --centres 70 --dim 1600
+    python -m bench.bench_metric_kmeans --data-dir D --strategy rhode-island-rhode-island-lossless-full-dcfr \
         --rows 160 --kmax 60
 """
 
@@ -26,15 +26,14 @@ import time
 import types
 from pathlib import Path
 
+import numpy as np
+
+from abstraction import metric_kmeans
+from abstraction.emd import L1
+from abstraction.metric_kmeans import _means
+from abstraction.strategy_features import strategy_vectors
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-import numpy as np  # noqa: E402
-
-from abstraction import metric_kmeans  # noqa: E402
-from abstraction.emd import L1  # noqa: E402
-from abstraction.metric_kmeans import _means  # noqa: E402
-from abstraction.strategy_features import strategy_vectors  # noqa: E402
 
 
 def l1_loop(x, c):

@@ -8,27 +8,25 @@ two expected-value passes each, what ``compare`` did before) and from the biline
 the largest difference between the two. The strategies are stored ones (``--data-dir`` and
 names), or ``--random N`` random behaviour strategies of the game.
 
-    NUMBA_NUM_THREADS=1 python bench/bench_pairwise.py --game rhode-island --random 12
-    python bench/bench_pairwise.py --game rhode-island --data-dir DIR NAME NAME ...
+    NUMBA_NUM_THREADS=1 python -m bench.bench_pairwise --game rhode-island --random 12
+    python -m bench.bench_pairwise --game rhode-island --data-dir DIR NAME NAME ...
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from bench._common import peak_mb  # noqa: E402
-from queries.limit_support import LimitPokerSupport  # noqa: E402
-from solve.games.compile import compile_game  # noqa: E402
-from solve.games.rules import leduc, rhode_island  # noqa: E402
-from solve.algorithms.evaluate import head_to_head  # noqa: E402
-from solve.algorithms.pairwise import expected_value_matrix, head_to_head_matrix  # noqa: E402
+from bench._common import peak_mb
+from queries.limit_support import LimitPokerSupport
+from solve.games.compile import compile_game
+from solve.games.rules import leduc, rhode_island
+from solve.algorithms.evaluate import head_to_head
+from solve.algorithms.pairwise import expected_value_matrix, head_to_head_matrix
 
 
 def random_behaviours(game, count: int, seed: int) -> list[np.ndarray]:

@@ -1,6 +1,6 @@
 """Our Texas Hold'em strategy played inside OpenSpiel's game loop (issue 18, item 4).
 
-    python bench/bench_referee_openspiel.py --data-dir DIR --strategy NAME [--hands 100000]
+    python -m bench.bench_referee_openspiel --data-dir DIR --strategy NAME [--hands 100000]
 
 OpenSpiel's ``universal_poker`` (the ACPC engine, limit Hold'em as published: the game
 definition of ``tests/test_referee_openspiel.py``) deals the cards and keeps the pot; the
@@ -19,20 +19,15 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pyspiel
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
-from etl.cards import format_card  # noqa: E402
-from solve.holdem.evaluate import Policy, duplicate_match, to_mbb  # noqa: E402
-from solve.holdem.game import CALL, DECISION, FOLD, RAISE  # noqa: E402
-from solve.lookup import HoldemLookup  # noqa: E402
-from test_referee_openspiel import HOLDEM_GAMEDEF  # noqa: E402
+from etl.cards import format_card
+from solve.holdem.evaluate import Policy, duplicate_match, to_mbb
+from solve.holdem.game import CALL, DECISION, FOLD, RAISE
+from solve.lookup import HoldemLookup
+from tests.test_referee_openspiel import HOLDEM_GAMEDEF
 
 OS_ACTION = {FOLD: 0, CALL: 1, RAISE: 2}
 

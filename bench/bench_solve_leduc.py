@@ -12,7 +12,7 @@ checking time is reported separately and excluded from the solve time. "import" 
 solver's module import (numba for ours); "setup" is building the game and solver (ours: also
 loading the cached numba kernels, a one-off warm-up).
 
-    python bench/bench_solve_leduc.py [--target 1e-3] [--growth 1.02]
+    python -m bench.bench_solve_leduc [--target 1e-3] [--growth 1.02]
 """
 
 from __future__ import annotations
@@ -22,11 +22,9 @@ import multiprocessing as mp
 import queue
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._common import peak_mb, solve_with_checks  # noqa: E402
+from bench._common import peak_mb, solve_with_checks
 
 
 def _schedule(growth: float):

@@ -9,7 +9,7 @@ separately. Prints the exploitability curve (also written as CSV with ``--csv``)
 value for player 1 and the peak RSS; load averages at start and end, since the machine is
 shared. Run it under ``/usr/bin/time -v`` for the whole-process peak memory.
 
-    NUMBA_NUM_THREADS=2 /usr/bin/time -v python bench/bench_solve_rhode_island.py --csv curve.csv
+    NUMBA_NUM_THREADS=2 /usr/bin/time -v python -m bench.bench_solve_rhode_island --csv curve.csv
 """
 
 from __future__ import annotations
@@ -17,13 +17,10 @@ from __future__ import annotations
 import argparse
 import csv
 import os
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._common import peak_mb, solve_with_checks  # noqa: E402
+from bench._common import peak_mb, solve_with_checks
 
 
 def _schedule(max_step: int):

@@ -5,26 +5,24 @@ All solvers run on the same sequence form (solve.games.tree): the sequence-form 
 counts solver work only (exploitability checks are excluded). Writes a PNG plot and prints
 a Markdown table.
 
-    python bench/bench_solvers_compare.py --budget 20 --plot docs/solvers-leduc-flop.png
+    python -m bench.bench_solvers_compare --budget 20 --plot docs/solvers-leduc-flop.png
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from solve.algorithms.egt import EGTSolver  # noqa: E402
-from solve.algorithms.ga import GAParams, GeneticSolver  # noqa: E402
-from solve.games import classic  # noqa: E402
-from solve.games.tree import sequence_form  # noqa: E402
-from solve.algorithms.treeplex import SequenceCFR, exploitability, solve_lp  # noqa: E402
+from solve.algorithms.egt import EGTSolver
+from solve.algorithms.ga import GAParams, GeneticSolver
+from solve.games import classic
+from solve.games.tree import sequence_form
+from solve.algorithms.treeplex import SequenceCFR, exploitability, solve_lp
 
 
 def trace_iterative(sf, make, budget: float, first: int = 10, growth: float = 1.5):

@@ -1,9 +1,9 @@
 #!/usr/bin/env python
 """Issue 20's Texas Hold'em comparison from an empty data directory to its table, resumable.
 
-Every step is a ``cli.py`` command (or ``bench/bench_holdem_methods.py`` at the end) run as its
-own process, at most ``--jobs`` at a time, one numba thread each unless said otherwise, in an
-order that respects what each needs:
+Every step is a ``cli.py`` command (or ``python -m bench.bench_holdem_methods`` at the end) run
+as its own process, at most ``--jobs`` at a time, one numba thread each unless said otherwise, in
+an order that respects what each needs:
 
 1. the equity tables (``etl``);
 2. the abstractions at full size: perfect recall ``pa``, ``eb``, ``pa-emd``, ``ochs`` at
@@ -29,7 +29,7 @@ steps the way Ctrl-C stops them by hand (a solve finishes its chunk and checkpoi
 keeps its finished rounds) and waits for them, so the driver can be stopped and re-started
 (e.g. with other ``--jobs``) losing seconds, not a checkpoint interval.
 
-    python bench/holdem_methods_pipeline.py --data-dir /work/data-holdem --jobs 2
+    python -m bench.holdem_methods_pipeline --data-dir /work/data-holdem --jobs 2
 
 Cost: the builds took about 5.5 CPU hours as first measured in BENCHMARKS.md ("Abstraction
 methods past GS3"); re-measured by this pipeline on 2026-11-26 (BENCHMARKS.md, "Hold'em
@@ -50,12 +50,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from abstraction.store import list_abstractions
+from etl.lock import try_file_lock
+from schema.interrupt import deferred_stop
 
-from abstraction.store import list_abstractions  # noqa: E402
-from etl.lock import try_file_lock  # noqa: E402
-from schema.interrupt import deferred_stop  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 FULL = "20,800,4800,28800"
 SOLVE_FLAGS = ["--sampler", "public", "--regret", "vanilla", "--averaging", "linear",
@@ -148,7 +147,7 @@ def steps(ddir: Path, out_json: Path) -> list[Step]:
         argv = cli + ["solve", "--game", "holdem", "--abstraction", abstraction, *SOLVE_FLAGS,
                       "--name", run]
         out.append(Step(run, argv, [abstraction]))
-    bench = [sys.executable, str(ROOT / "bench" / "bench_holdem_methods.py"), "--data-dir",
+    bench = [sys.executable, "-m", "bench.bench_holdem_methods", "--data-dir",
              str(ddir), "--cache", str(figures(ddir)), *EVALUATION]
     for run in COMPARED:
         out.append(Step(f"eval-{run}", bench + [run, "--json", str(_eval_json(ddir, run))],

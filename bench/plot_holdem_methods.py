@@ -1,9 +1,9 @@
 """The Hold'em comparison of abstraction methods (issue 20) as one picture, from the figures
-``bench/bench_holdem_methods.py --json`` (or ``holdem_methods_pipeline.py``) wrote: the LBR
-bound of each strategy with its 95% interval and its two seats, the results against
+``python -m bench.bench_holdem_methods --json`` (or ``python -m bench.holdem_methods_pipeline``)
+wrote: the LBR bound of each strategy with its 95% interval and its two seats, the results against
 always-call and always-raise, and the round robin as a matrix (row against column, mbb/g).
 
-    python bench/plot_holdem_methods.py /work/data-holdem/holdem-methods.json \
+    python -m bench.plot_holdem_methods /work/data-holdem/holdem-methods.json \
         --out docs/holdem-methods.png
 """
 
@@ -16,9 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from schema.storage import AtomicFile  # noqa: E402
+from schema.storage import AtomicFile
 
 
 def round_robin_matrix(names: list[str], pairs: list[dict]) -> tuple[np.ndarray, np.ndarray]:

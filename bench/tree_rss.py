@@ -4,7 +4,7 @@
 pool workers (the ETL and the abstraction builder compute in worker processes). This samples
 the summed resident set size of the command and all its descendants every 0.2 s.
 
-    python bench/tree_rss.py -- python cli.py --data-dir D etl --no-progress
+    python -m bench.tree_rss -- python cli.py --data-dir D etl --no-progress
 """
 
 from __future__ import annotations

@@ -2,10 +2,9 @@
 comparison re-run with ``--cache`` computes nothing again and prints the same figures; the
 head-to-head stored for an unordered pair is the exact negative of the other order."""
 
-import importlib.util
+import importlib
 import json
 import shutil
-from pathlib import Path
 
 import numpy as np
 
@@ -13,15 +12,10 @@ import cli
 from solve.holdem import curve
 from solve.holdem.evaluate import duplicate_match
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def load_script(name: str):
-    """``bench/<name>.py`` as a module (bench/ is not a package)."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    """``bench/<name>.py`` as a module (``python -m bench.<name>``)."""
+    return importlib.import_module(f"bench.{name}")
 
 
 def test_comparison_resumes_from_its_cache(tmp_path, monkeypatch, capsys):

@@ -136,3 +136,111 @@ def test_references_are_found_in_every_form():
         f"b.md: {DESIGN} section 2.3 (no section 2.3)",
         f"b.md: {DESIGN}#section-9 (no anchor)",
         f"{DESIGN}: link #section-5 (no anchor)"]
+
+
+# BENCHMARKS.md opens with one table of the current figure of each headline measure (issue 48)
+
+BENCHMARKS = "BENCHMARKS.md"
+TABLE_HEAD = ["measure", "current figure", "date (UTC)", "machine", "command", "section"]
+#: a few of the headline measures the table must have a row for (words of the measure column)
+HEADLINE = ("main job", "handval", "equity_river", "equity_turn", "equity_flop", "equity_preflop",
+            "hist_turn", "evaluator", "card index", "abstraction build, `pa`",
+            "abstraction build, `eb`", "Rhode Island Hold'em, full game", "value of the game",
+            "Leduc", "throughput", "LBR bound of the default", "`pa` against `eb`",
+            "eight abstraction methods", "thresholding", "exact best response",
+            "JSON API look-ups", "JSON API under", "streamed", "numba compile")
+
+
+def heading_anchors(text: str) -> set[str]:
+    """The anchors GitHub gives the Markdown headings of ``text``: lower case, every character
+    but letters, digits, ``_``, ``-`` and spaces dropped, spaces made ``-``; a repeated
+    anchor gets ``-1``, ``-2``, ... Headings inside code blocks are not headings."""
+    text = re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)
+    seen: dict[str, int] = {}
+    out = set()
+    for m in re.finditer(r"^#{1,6} (.+?)\s*$", text, re.M):
+        slug = re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        out.add(slug if n == 0 else f"{slug}-{n}")
+    return out
+
+
+def table_cells(line: str) -> list[str]:
+    """The cells of a Markdown table row (``|`` inside backticks does not split)."""
+    cells, cur, code = [], "", False
+    for ch in line.strip().strip("|"):
+        if ch == "`":
+            code = not code
+        if ch == "|" and not code:
+            cells.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return cells + [cur.strip()]
+
+
+def opening_table(text: str) -> list[list[str]]:
+    """The rows (cells) of the table that must follow the title directly."""
+    lines = text.splitlines()
+    assert lines[0] == "# Benchmarks", "BENCHMARKS.md must start with its title"
+    rest = list(lines[1:])
+    while rest and not rest[0].strip():
+        rest.pop(0)
+    rows = []
+    for x in rest:
+        if not x.startswith("|"):
+            break
+        rows.append(table_cells(x))
+    return rows
+
+
+def opening_table_problems(text: str) -> list[str]:
+    rows = opening_table(text)
+    if len(rows) < 3:
+        return ["no table right after the title"]
+    head, rule, body = rows[0], rows[1], rows[2:]
+    bad = [] if head == TABLE_HEAD else [f"header {head} is not {TABLE_HEAD}"]
+    if not all(re.fullmatch(r":?-+:?", c) for c in rule):
+        bad.append("the second line is not the table's rule")
+    anchors = heading_anchors(text)
+    for cells in body:
+        if len(cells) != len(TABLE_HEAD):
+            bad.append(f"row {cells[:1]} has {len(cells)} cells")
+            continue
+        measure, figure, date, machine, command, section = cells
+        if not figure or not machine:
+            bad.append(f"{measure}: no figure or machine")
+        if not re.search(r"\b2\d{3}-\d\d-\d\d\b", date):
+            bad.append(f"{measure}: no date")
+        if "`" not in command and "as the row above" not in command:
+            bad.append(f"{measure}: no command")
+        links = re.findall(r"\]\(#([\w-]+)\)", section)
+        if not links:
+            bad.append(f"{measure}: no link to a section")
+        bad += [f"{measure}: #{a} is no section" for a in links if a not in anchors]
+    for words in HEADLINE:
+        if not any(words in cells[0] for cells in body):
+            bad.append(f"no row for {words!r}")
+    return bad
+
+
+def test_benchmarks_open_with_the_table_of_current_figures():
+    text = (ROOT / BENCHMARKS).read_text(encoding="utf-8")
+    bad = opening_table_problems(text)
+    assert not bad, "\n".join(bad)
+
+
+def test_the_opening_table_check_is_not_vacuous():
+    row = ("| m | 1 s | 2026-11-24 | 2-core | `python cli.py etl` | [s](#a-section) |\n")
+    good = ("# Benchmarks\n\n| " + " | ".join(TABLE_HEAD) + " |\n|---|---|---|---|---|---|\n"
+            + row + "\n## A section\n\nfigures\n")
+    assert opening_table_problems(good) == [f"no row for {w!r}" for w in HEADLINE]
+    assert heading_anchors("## Hold'em: `pa` vs eb, 20/800 (issue 6)\n## x\n## x\n") == {
+        "holdem-pa-vs-eb-20800-issue-6", "x", "x-1"}
+    assert opening_table_problems("# Benchmarks\n\nprose first\n\n" + good[14:])[0] == \
+        "no table right after the title"
+    dangling = good.replace("(#a-section)", "(#no-such-section)")
+    assert "m: #no-such-section is no section" in opening_table_problems(dangling)
+    undated = good.replace("2026-11-24", "recently")
+    assert "m: no date" in opening_table_problems(undated)

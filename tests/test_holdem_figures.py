@@ -1,5 +1,5 @@
 """``solve.holdem.figures``: the store of evaluation figures shared by ``evaluate --curve`` and
-``bench/bench_holdem_methods.py --cache``."""
+``python -m bench.bench_holdem_methods --cache``."""
 
 import json
 import os

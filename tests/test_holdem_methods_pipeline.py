@@ -1,21 +1,14 @@
 """``bench/holdem_methods_pipeline.py``'s driver (issue 20's Hold'em comparison): steps start in
 dependency order, and a stop request reaches every running step as Ctrl-C and is waited for."""
 
-import importlib.util
+import importlib
 import sys
 import types
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def load_pipeline():
-    spec = importlib.util.spec_from_file_location("holdem_methods_pipeline",
-                                                  ROOT / "bench" / "holdem_methods_pipeline.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # its dataclasses look their module up
-    spec.loader.exec_module(mod)
-    return mod
+    return importlib.import_module("bench.holdem_methods_pipeline")
 
 
 #: a step that waits for Ctrl-C, then records it and exits as a stopped solve does

@@ -1,7 +1,7 @@
 """Evaluation figures of Hold'em strategies kept on disk, so that measuring again what was
 measured already costs nothing: the convergence curve's per-checkpoint LBR values and
 head-to-heads (``solve.holdem.curve``, in each run's ``evaluations/``) and the comparison's
-rows and pairs (``bench/bench_holdem_methods.py --cache DIR``).
+rows and pairs (``python -m bench.bench_holdem_methods --cache DIR``).
 
 A figure is stored under a key, a JSON-able dict of everything it depends on: the strategies'
 weights files (:func:`file_identity`: a run resumed further, or solved again under the same
