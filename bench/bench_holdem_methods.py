@@ -1,165 +1,25 @@
-"""Texas Hold'em abstractions compared through their solved strategies (issue 20): per
-strategy, its abstraction's method, recall, buckets and information sets (the abstract game's
-size, which perfect and imperfect recall share as a measure), the solve's iterations and
-seconds, the LBR bound over whole boards and its difference from the reference's (paired board
-by board: every strategy meets the same boards, so this separates two strategies whose bounds'
-own intervals overlap), the results against always-call / always-raise and head-to-head
-against a reference strategy, each with its 95% interval; ``--round-robin`` also plays every
-pair (the same duplicate deals for each) and prints the matrix.
+"""Texas Hold'em abstractions compared through their solved strategies (issue 20), from the
+shell: ``queries.holdem_methods_eval`` (what each row and the round robin measure) with its
+options as flags.
 
     NUMBA_NUM_THREADS=2 python -m bench.bench_holdem_methods --data-dir D pa-pcs-1t \
         eb-pcs-1t ochs-pcs-1t --reference pa-pcs-1t --h2h-deals 300000 --lbr-boards 400
 
-A strategy may be taken at one of its checkpoints as ``NAME@ITERATIONS`` (the weights
-``checkpoint/average-ITERATIONS.npy`` that ``solve --keep-averages`` keeps; also while the run
-is still going). Prints a Markdown table; ``--json`` also writes the figures. With ``--cache
-DIR`` every row and head-to-head pair is kept as it is computed (keyed by the strategies, their
-iterations and the evaluation's parameters), so a stopped comparison resumes and a later one
-with more strategies reuses them (``holdem_methods_pipeline.py`` evaluates each strategy as its
-solve ends and plays the round robin last). The LBR values per board are kept in each run's
-``evaluations/`` folder whatever ``--cache`` says, shared with ``cli.py evaluate --curve
---lbr-boards``.
+A strategy may be taken at one of its checkpoints as ``NAME@ITERATIONS``. Prints a Markdown
+table; ``--json`` also writes the figures. With ``--cache DIR`` every row and head-to-head pair
+is kept as it is computed, so a stopped comparison resumes and a later one with more strategies
+reuses them (``python cli.py experiment holdem-methods`` evaluates each strategy as its solve
+ends and plays the round robin last, with ``DATA_DIR/holdem-methods-figures`` as the cache).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import time
 from pathlib import Path
 
-import numpy as np
-
-
-from schema.catalog import session_scope
-from schema.catalog_abstraction import Abstraction
+from queries.holdem_methods_eval import Evaluation, evaluate_methods
 from schema.errors import UserError
-from schema.storage import AtomicFile
-from solve.holdem.curve import same_boards, stored_board_lbr
-from solve.holdem.evaluate import Policy, duplicate_match, lbr_estimates, to_mbb
-from solve.holdem.figures import FigureStore
-from solve.holdem.game import HoldemRules
-from solve.holdem.run import (load_policy, run_record, spec_parts,
-                              strategy_identity)
-
-
-def strategy(spec: str, ddir: Path, cache: dict):
-    """(policy, tree, abstraction name, iterations, solve seconds, clock) of ``NAME`` or
-    ``NAME@ITERATIONS`` (``load_policy``; a run still going is read from its checkpoint)."""
-    pol, tree = load_policy(spec, ddir, cache)
-    meta = run_record(ddir, spec_parts(spec)[0])
-    iters = identity(spec, ddir)["iterations"]
-    entry = next((e for e in meta.get("log", []) if e["iterations"] == iters), {})
-    return (pol, tree, meta["abstraction"], iters, entry.get("solve_seconds", float("nan")),
-            entry.get("clock", meta.get("clock", "wall")))
-
-
-def identity(spec: str, ddir: Path) -> dict:
-    """What a figure of ``spec`` depends on besides the evaluation's own parameters: the run,
-    the iterations and the weights file of the strategy read (a run resumed further, or solved
-    again under the same name, is another strategy)."""
-    try:
-        return {"spec": spec, **strategy_identity(ddir, spec)}
-    except (OSError, ValueError) as exc:
-        raise UserError(f"no holdem strategy {spec!r} in {ddir / 'strategies'} ({exc})") from None
-
-
-class Strategies:
-    """The compared strategies, each loaded when first needed (a comparison whose figures are
-    all stored loads none), at most ``keep`` at a time: the least recently used one is let go
-    first, with its abstraction's lookups unless a kept strategy shares them (a round robin
-    in row order then loads each row's strategy once and each column's once per row, in the
-    memory of two strategies rather than of all of them)."""
-
-    def __init__(self, ddir: Path, keep: int = 2):
-        self.ddir, self.keep, self._trees, self._loaded = ddir, max(1, keep), {}, {}
-
-    def __getitem__(self, spec: str):
-        if spec in self._loaded:
-            self._loaded[spec] = self._loaded.pop(spec)  # most recently used last
-        else:
-            while len(self._loaded) >= self.keep:
-                self._loaded.pop(next(iter(self._loaded)))
-            kept = {id(v[0].buckets) for v in self._loaded.values()}
-            for key in [k for k, b in self._trees.items() if id(b) not in kept]:
-                del self._trees[key]
-            self._loaded[spec] = strategy(spec, self.ddir, self._trees)
-        return self._loaded[spec]
-
-
-def pair_match(results: FigureStore, pols: Strategies, ddir: Path, a: str, b: str, deals: int,
-               seed: int) -> tuple[float, float]:
-    """A's winnings against B (mean, 95% half-width; ``deals`` duplicate deals of ``seed``),
-    stored under the unordered pair: a duplicate match of B against A on the same deals is
-    exactly the negative."""
-    first, second = sorted((a, b))
-    key = {"kind": "pair", "a": identity(first, ddir), "b": identity(second, ddir),
-           "deals": deals, "seed": seed}
-    got = results.get(key)
-    if got is None:
-        e = duplicate_match(pols[first][1], pols[first][0], pols[second][0], deals, seed=seed)
-        got = [e.mean, e.half_width]
-        results.put(key, got)
-    mean, hw = got
-    return (mean, hw) if a == first else (-mean, hw)
-
-
-def evaluate_row(spec: str, ref_spec: str, args, results: FigureStore, pols: Strategies,
-                 cat: dict, lbr: tuple | None) -> dict:
-    """One strategy's row: its abstraction, size and solve, its LBR bound, the baselines and
-    head-to-head against the reference (stored and read back under its parameters)."""
-    key = {"kind": "row", "strategy": identity(spec, args.data_dir),
-           "lbr_boards": args.lbr_boards, "baseline_deals": args.baseline_deals}
-    row = results.get(key)
-    if row is None:
-        t0 = time.perf_counter()
-        pol, tree, abstraction, iters, seconds, clock = pols[spec]
-        method, built, perfect = cat.get(abstraction, ("?", "?", True))
-        row = {"strategy": spec, "abstraction": abstraction, "method": method,
-               "recall": "perfect" if perfect else "imperfect", "buckets": built,
-               "information_sets": tree.information_sets(pol.buckets.n_buckets),
-               "iterations": iters, "solve_seconds": seconds, "clock": clock}
-        if args.lbr_boards:
-            est, s0, s1 = lbr_estimates(board_values(spec, lbr, args.data_dir, pols),
-                                        tree.rules.big_blind)
-            row.update(lbr=est.mean, lbr_hw=est.half_width, lbr_seat0=s0.mean,
-                       lbr_seat1=s1.mean)
-        for base, make in (("call", Policy.always_call), ("raise", Policy.always_raise)):
-            e = duplicate_match(tree, pol, make(tree, pol.buckets), args.baseline_deals, seed=22)
-            row[f"vs_{base}"], row[f"vs_{base}_hw"] = e.mean, e.half_width
-        row["eval_seconds"] = round(time.perf_counter() - t0, 1)
-        results.put(key, row)
-    row = dict(row)
-    if spec != ref_spec:
-        row["h2h"], row["h2h_hw"] = pair_match(results, pols, args.data_dir, spec, ref_spec,
-                                               args.h2h_deals, H2H_SEED)
-        if args.lbr_boards:
-            d = to_mbb((board_values(spec, lbr, args.data_dir, pols)
-                        - board_values(ref_spec, lbr, args.data_dir, pols)).mean(axis=1),
-                       BIG_BLIND)
-            row["lbr_vs_ref"], row["lbr_vs_ref_hw"] = d.mean, d.half_width
-    return row
-
-
-def board_values(spec: str, lbr: tuple, ddir: Path, pols: Strategies) -> np.ndarray:
-    """(boards, 2): LBR's chips per board and seat against ``spec`` over the boards of
-    ``lbr`` (``same_boards``: the ``--lbr-boards`` boards of :data:`LBR_SEED`), kept in the
-    run's ``evaluations/`` (``stored_board_lbr``, shared with ``evaluate --curve
-    --lbr-boards``): every strategy meets the same boards and deck orders, so two of them can
-    be paired board by board."""
-    return stored_board_lbr(ddir, spec, *lbr, lambda: (pols[spec][1], pols[spec][0]))
-
-
-#: the boards of every LBR bound (the 400-board tables in BENCHMARKS.md)
-LBR_SEED = 2024
-#: the big blind in chips, for mbb/g: every Hold'em run plays the real game's blinds (``solve``
-#: varies only the rounds and the bets per round)
-BIG_BLIND = HoldemRules().big_blind
-
-#: the duplicate deals of every head-to-head (against the reference and in the round robin,
-#: so the reference's pairs are computed once)
-H2H_SEED = 21
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -173,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lbr-boards", type=int, default=400)
     ap.add_argument("--round-robin", action="store_true",
                     help="also head-to-head of every pair (--h2h-deals each)")
-    ap.add_argument("--json", default=None, help="also write the figures here")
+    ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     ap.add_argument("--cache", type=Path, default=None,
                     help="keep every figure here as it is computed and reuse what is there "
                          "(resumable; runs with the same data share rows and pairs)")
@@ -181,74 +41,14 @@ def main(argv: list[str] | None = None) -> int:
     if not args.data_dir.is_dir():
         ap.error(f"--data-dir {args.data_dir} is not a directory")
     try:
-        return compare(args)
+        evaluate_methods(args.data_dir, Evaluation(
+            tuple(args.strategies), reference=args.reference, h2h_deals=args.h2h_deals,
+            baseline_deals=args.baseline_deals, lbr_boards=args.lbr_boards,
+            round_robin=args.round_robin, json=args.json, cache=args.cache))
     except UserError as exc:  # a strategy that is not there, a bad NAME@ITERATIONS
         print(f"error: {exc}", file=sys.stderr)
         return 2
-
-
-def compare(args) -> int:
-    """The comparison of ``main``'s parsed arguments: rows, table, round robin, JSON."""
-    ref_spec = args.reference or args.strategies[0]
-    with session_scope(args.data_dir) as s:
-        cat = {a.name: (a.method, a.built, a.perfect_recall)
-               for a in s.query(Abstraction).all()}
-    results, pols = FigureStore(args.cache), Strategies(args.data_dir)
-    lbr = same_boards(args.lbr_boards, LBR_SEED) if args.lbr_boards else None
-    rows = []
-    for spec in args.strategies:
-        t0 = time.perf_counter()
-        rows.append(evaluate_row(spec, ref_spec, args, results, pols, cat, lbr))
-        print(f"{spec}: evaluated in {time.perf_counter() - t0:.0f}s (its row measured in "
-              f"{rows[-1]['eval_seconds']:.0f}s)", file=sys.stderr, flush=True)
-    print(f"\nhead-to-head against {ref_spec} ({args.h2h_deals:,} duplicate deals), LBR over "
-          f"{args.lbr_boards} boards, baselines {args.baseline_deals:,} deals; mbb/g, 95%\n")
-    print("| strategy | method | recall | buckets | information sets | iterations | solve s | "
-          "LBR (as SB / as BB) | LBR - reference's (paired) | vs always-call | "
-          "vs always-raise | h2h |")
-    print("|---|---|---|---|---:|---:|---:|---|---|---|---|---|")
-    for r in rows:
-        def cell(k):
-            return f"{r[k]:+.1f} +- {r[k + '_hw']:.1f}" if k in r else ""
-        seats = f" ({r['lbr_seat0']:.0f} / {r['lbr_seat1']:.0f})" if "lbr_seat0" in r else ""
-        print(f"| {r['strategy']} | {r['method']} | {r['recall']} | {r['buckets']} | "
-              f"{r['information_sets']:,} | {r['iterations']:,} | {r['solve_seconds']:.0f} "
-              f"({r['clock']}) | {cell('lbr')}{seats} | {cell('lbr_vs_ref')} | {cell('vs_call')} | "
-              f"{cell('vs_raise')} | {cell('h2h')} |")
-    matrix = (round_robin(args.strategies, results, pols, args.data_dir, args.h2h_deals)
-              if args.round_robin else [])
-    if args.json:
-        with AtomicFile(args.json, checksum=False) as f:  # makes the folder, too
-            f.tmp.write_text(json.dumps({"rows": rows, "round_robin": matrix}, indent=1,
-                                        default=float))
     return 0
-
-
-def round_robin(specs: list[str], results: FigureStore, pols: Strategies, ddir: Path,
-                deals: int) -> list[dict]:
-    """Head-to-head of every pair of ``specs`` (row against column, ``deals`` duplicate deals,
-    the same for every pair), printed as a Markdown matrix; returns the pairs."""
-    out, cells, vals = [], {}, {}
-    for i in range(len(specs)):
-        for j in range(i + 1, len(specs)):
-            t0 = time.perf_counter()
-            mean, hw = pair_match(results, pols, ddir, specs[i], specs[j], deals, H2H_SEED)
-            cells[i, j] = f"{mean:+.1f} +- {hw:.1f}"
-            cells[j, i] = f"{-mean:+.1f} +- {hw:.1f}"
-            vals[i, j], vals[j, i] = mean, -mean
-            out.append({"a": specs[i], "b": specs[j], "h2h": mean, "h2h_hw": hw})
-            print(f"{specs[i]} vs {specs[j]}: {mean:+.1f} +- {hw:.1f} "
-                  f"[{time.perf_counter() - t0:.0f}s]", file=sys.stderr, flush=True)
-    print(f"\nround robin, row against column ({deals:,} duplicate deals each); "
-          "mbb/g, 95%\n")
-    print("| | " + " | ".join(specs) + " | mean |")
-    print("|---|" + "---|" * (len(specs) + 1))
-    for i, spec in enumerate(specs):
-        mean = np.mean([vals[i, j] for j in range(len(specs)) if j != i]) if len(specs) > 1 \
-            else 0.0
-        print(f"| {spec} | " + " | ".join(cells.get((i, j), "") for j in range(len(specs)))
-              + f" | {mean:+.1f} |")
-    return out
 
 
 if __name__ == "__main__":

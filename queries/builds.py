@@ -1,4 +1,4 @@
-"""Rhode Island abstraction builds for the comparisons (``compare``, ``experiment``), made as
+"""Abstraction builds for the comparisons (``compare``, ``experiment``), made as
 ``cli.py build-abstraction`` makes them; one at a time or in processes (``parallel_solve``)."""
 
 from __future__ import annotations
@@ -10,12 +10,14 @@ from abstraction.build import build, summary_lines
 
 def build_abstraction(data_dir: Path, method: str, buckets: str | None, name: str,
                       seed: int = 0, public_board: bool = False, from_strategy: str | None = None,
-                      recall: str = "perfect", replace: bool = False) -> None:
-    """Build a Rhode Island abstraction the way ``cli.py build-abstraction`` does
-    (``public_board``: played with the public cards visible, ``--public-board``;
-    ``from_strategy``: the solved strategy a ``strategy`` (GS4) build clusters by,
-    ``--from-strategy``; ``recall``: ``--recall``; ``replace``: ``--replace``)."""
+                      recall: str = "perfect", replace: bool = False,
+                      game: str = "rhode-island", progress: bool = False) -> None:
+    """Build an abstraction of ``game`` (default Rhode Island) on one worker, the way ``cli.py
+    build-abstraction`` does (``public_board``: played with the public cards visible,
+    ``--public-board``; ``from_strategy``: the solved strategy a ``strategy`` (GS4) build
+    clusters by, ``--from-strategy``; ``recall``: ``--recall``; ``replace``: ``--replace``;
+    ``progress``: progress bars, or timestamped lines off a terminal)."""
     print("\n".join(summary_lines(build(
-        game="rhode-island", method=method, buckets=buckets, name=name, seed=seed, workers=1,
+        game=game, method=method, buckets=buckets, name=name, seed=seed, workers=1,
         n_init=4, public_board=public_board, data_dir=str(data_dir), from_strategy=from_strategy,
-        recall=recall, replace=replace))))
+        recall=recall, replace=replace, progress=progress))))

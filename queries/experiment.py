@@ -48,6 +48,18 @@ settings side by side when the hidden-board strategies are stored in the same da
 variant and setting (see ``queries.rules_experiment``):
 
     python cli.py experiment rhode-island-rules --target 0.1 --report docs/rhode-island-rules
+
+``holdem-methods``: issue 20's Texas Hold'em comparison from an empty data directory to its
+table (``queries.holdem_methods``): the equity tables, nine abstractions at full size, one CPU
+hour of solving each (eight compared and the GS4 source), each strategy evaluated as its solve
+ends (400-board LBR, the baselines, 700,000 duplicate deals against ``pa``; every figure kept in
+DATA_DIR/holdem-methods-figures), then the round robin; each step a process of its own (log:
+DATA_DIR/pipeline-logs/STEP.log), ``--jobs`` at a time, under ``--memory-gb``. Resumable: a
+stored result is skipped, a solve resumes its checkpoint, a build its saved rounds; Ctrl-C stops
+every step the way Ctrl-C stops it by hand (a solve checkpoints) and re-running continues. About
+14 hours of one core; ``--dry-run`` lists what is left. One driver per data directory:
+
+    python cli.py --data-dir /work/data-holdem experiment holdem-methods --jobs 2
 """
 
 from __future__ import annotations
@@ -65,6 +77,7 @@ from queries import rules_experiment
 from queries.compare import (add_solve_options, check_report_dir, compare,
                              game_support, options_from)
 from queries.builds import build_abstraction
+from queries.holdem_methods import PipelineOptions, run_pipeline
 from queries.limit_support import RhodeIslandSupport
 from queries.parallel_solve import build_parallel, solve_parallel
 from queries.report import write_report
@@ -329,9 +342,17 @@ def side_by_side(data_dir: Path, game: str, methods=RI_METHODS) -> list[str]:
     return out + [""]
 
 
+def holdem_methods(args, data_dir: Path) -> int:
+    """Issue 20's Texas Hold'em comparison (``queries.holdem_methods``)."""
+    return run_pipeline(data_dir, PipelineOptions(
+        jobs=args.jobs, memory_gb=args.memory_gb, logs=args.logs, json=args.json,
+        dry_run=args.dry_run))
+
+
 EXPERIMENTS = {"rhode-island-granularity": rhode_island_granularity,
                "rhode-island-granularity-public": rhode_island_granularity_public,
-               "rhode-island-rules": rules_experiment.run}
+               "rhode-island-rules": rules_experiment.run,
+               "holdem-methods": holdem_methods}
 
 
 def register(subparsers) -> None:
@@ -354,6 +375,18 @@ def register(subparsers) -> None:
                         "recall CFR need not converge (default %(default)s)")
     p.add_argument("--variants", default=None,
                    help="rhode-island-rules: comma-separated rule variants (default: all)")
+    h = p.add_argument_group("holdem-methods (and --jobs: steps at a time)")
+    h.add_argument("--dry-run", action="store_true",
+                   help="holdem-methods: list the steps left (what each calls) and stop")
+    h.add_argument("--json", type=Path, default=None,
+                   help="holdem-methods: the comparison's figures (default "
+                        "DATA_DIR/holdem-methods.json)")
+    h.add_argument("--logs", type=Path, default=None,
+                   help="holdem-methods: per-step logs (default DATA_DIR/pipeline-logs)")
+    h.add_argument("--memory-gb", type=float, default=PipelineOptions.memory_gb,
+                   help="holdem-methods: start a step only while the running steps' peaks "
+                        "(estimated) and its own stay under this (default %(default)s of the "
+                        "machine's 24 GiB)")
     add_solve_options(p)
     p.set_defaults(func=run)
 

@@ -1,6 +1,7 @@
-"""``bench/bench_holdem_methods.py``'s stored figures (issue 20's Hold'em comparison): a
-comparison re-run with ``--cache`` computes nothing again and prints the same figures; the
-head-to-head stored for an unordered pair is the exact negative of the other order."""
+"""``bench/bench_holdem_methods.py``'s stored figures (issue 20's Hold'em comparison,
+``queries.holdem_methods_eval``): a comparison re-run with ``--cache`` computes nothing again
+and prints the same figures; the head-to-head stored for an unordered pair is the exact
+negative of the other order."""
 
 import importlib
 import json
@@ -9,6 +10,7 @@ import shutil
 import numpy as np
 
 import cli
+from queries import holdem_methods_eval
 from solve.holdem import curve
 from solve.holdem.evaluate import duplicate_match
 
@@ -39,8 +41,8 @@ def test_comparison_resumes_from_its_cache(tmp_path, monkeypatch, capsys):
         raise AssertionError("recomputed a stored figure")
 
     monkeypatch.setattr(curve, "board_lbr_values", refuse)
-    monkeypatch.setattr(bench, "duplicate_match", refuse)
-    monkeypatch.setattr(bench, "strategy", refuse)
+    monkeypatch.setattr(holdem_methods_eval, "duplicate_match", refuse)
+    monkeypatch.setattr(holdem_methods_eval, "strategy", refuse)
     assert bench.main(argv + ["--json", str(tmp_path / "two.json")]) == 0
     second = json.loads((tmp_path / "two.json").read_text())
     assert second["round_robin"] == first["round_robin"]
@@ -63,7 +65,7 @@ def test_comparison_resumes_from_its_cache(tmp_path, monkeypatch, capsys):
 
     # the stored sign: B against A on the same deals is exactly -(A against B)
     monkeypatch.undo()
-    pols = bench.Strategies(tmp_path)
+    pols = holdem_methods_eval.Strategies(tmp_path)
     (pa, tree, *_), (pb, *_) = pols["a"], pols["b"]
     pols["c"]  # at most two kept: "a" goes, "b" and "c" stay
     assert list(pols._loaded) == ["b", "c"] and pols["b"][0] is pb
