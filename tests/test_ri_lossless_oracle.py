@@ -212,3 +212,48 @@ def test_three_ranks_hidden_game_is_lossy_and_openspiel_agrees(classes):
     mine = best_response_value(gh, strat, 0)
     assert theirs == pytest.approx(mine, abs=1e-6)
     assert theirs - hi_h > 200  # what player 1 wins beyond the hidden game's value
+
+
+RI_GAMEDEF = ("universal_poker(betting=limit,numPlayers=2,numRounds=3,blind=500 500,"
+              "firstPlayer=1 1 1,numSuits=4,numRanks=4,numHoleCards=1,numBoardCards=0 1 1,"
+              "raiseSize=1000 2000 2000,maxRaises=3 3 3,stack=20000 20000)")
+
+
+def test_universal_poker_plays_the_oracles_betting_but_not_its_showdown():
+    """OpenSpiel's universal_poker (the ACPC engine) agrees with the oracle's betting on 2,000
+    random hands -- who acts, the legal actions, the chips at a fold -- but its evaluator ranks
+    three cards without straights or flushes, so it cannot referee the showdown (the oracle
+    gives OpenSpiel the game as an EFG instead)."""
+    game = pyspiel.load_game(RI_GAMEDEF)
+    template, stakes = oracle.betting_template()
+    letter_of = {0: "f", 1: "c", 2: "r"}
+    rng = np.random.default_rng(0)
+    folds = 0
+    for _ in range(2000):
+        deal = rng.choice(16, 4, replace=False)
+        state = game.new_initial_state()
+        for c in deal[:2]:
+            state.apply_action(int(c))
+        node, dealt = 0, 2
+        while template[node][0] == "d":
+            while state.is_chance_node():
+                state.apply_action(int(deal[dealt]))
+                dealt += 1
+            _, player, hist, acts, kids, _ = template[node]
+            assert state.current_player() == player
+            assert sorted(letter_of[a] for a in state.legal_actions()) == sorted(acts), hist
+            k = int(rng.integers(len(acts)))
+            state.apply_action({"f": 0, "c": 1, "r": 2}[acts[k]])
+            node = kids[k]
+        folder, chips = stakes[node]
+        if folder is not None:
+            folds += 1
+            assert state.is_terminal()
+            assert state.returns()[folder] == -chips
+    assert folds > 500
+    # 2c 3c 4c, Rhode Island's straight flush, loses to 3d 3c 4c at universal_poker
+    state = game.new_initial_state()
+    for a in (0, 5, 1, 1, 4, 1, 1, 8, 1, 1):
+        state.apply_action(a)
+    assert state.is_terminal() and state.returns()[0] == -500
+    assert oracle.outcome(0, 5, 4, 8) == 1
