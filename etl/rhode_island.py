@@ -24,6 +24,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -198,7 +199,8 @@ class RoundHands:
 
     @property
     def _canonical(self) -> bool:
-        return len(self.cards) != len(raw_hands(self.round, self.n_ranks))
+        n = 4 * self.n_ranks  # raw hands: n (n-1) ... (n-round)
+        return len(self.cards) != math.prod(range(n - self.round, n + 1))
 
 
 @lru_cache(maxsize=8)
