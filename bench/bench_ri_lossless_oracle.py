@@ -6,7 +6,8 @@ identical classes (tests/ri_oracle.py), and the exact sequence-form LP (HiGHS) o
 game and of the hidden-board game, with the hidden equilibrium's exploitability in the real
 game. Also the sizes of the full game's signal tree and game tree (docs/rhode-island-lossless.md).
 
-    python bench/bench_ri_lossless_oracle.py --ranks 2,3      # ~10 minutes for 3 ranks
+    python bench/bench_ri_lossless_oracle.py --ranks 2,3               # ~10 minutes for 3 ranks
+    python bench/bench_ri_lossless_oracle.py --ranks 3 --no-lp --lines # where the exploit is
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ import ri_oracle as oracle  # noqa: E402
 from abstraction.games import rhode_island as ri_hands  # noqa: E402
 from abstraction.methods import Lossless  # noqa: E402
 from solve.abstractions import RhodeIslandTableAbstraction  # noqa: E402
+from solve.algorithms.abstract_cfr import AbstractFormSolver  # noqa: E402
 from solve.algorithms.evaluate import best_response_value  # noqa: E402
+from solve.algorithms.treeplex import best_response_values  # noqa: E402
+from solve.games.abstract_form import abstract_form  # noqa: E402
 from solve.algorithms.lp import solve_lp  # noqa: E402
 from solve.games.compile import (BET_A, CALL_A, CHECK_A, FOLD_A, RAISE_A,  # noqa: E402
                                  compile_game)
@@ -124,11 +128,25 @@ def exploiting_lines(n: int, game, strat, top: int = 4) -> None:
                     break
 
 
+def dcfr_profile(game, ab, width: float = 0.05):
+    """A DCFR profile of compiled abstract game ``game`` whose value bracket (best responses in
+    its own game) is narrower than ``width`` chips: (strategy, lower, upper)."""
+    form = abstract_form(game, ab)
+    s = AbstractFormSolver(form, game, "dcfr")
+    while True:
+        s.iterate(100)
+        hi, lo = best_response_values(form.sf, *s.plans())
+        if hi - lo < width:
+            return s.average_strategy(), lo, hi
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ranks", default="2,3")
+    ap.add_argument("--no-lp", action="store_true", help="skip the LPs (minutes for 3 ranks)")
     ap.add_argument("--lines", action="store_true",
-                    help="also show where the real best response gains (3 ranks and up)")
+                    help="also show where the real best response gains against a DCFR "
+                         "profile of the hidden game (3 ranks and up)")
     args = ap.parse_args(argv)
     print("full game:", tree_sizes(13))
     for n in (int(x) for x in args.ranks.split(",")):
@@ -138,18 +156,22 @@ def main(argv=None) -> None:
         rules = rhode_island(n_ranks=n)
         hid = RhodeIslandTableAbstraction("lossless-hidden", labels, public_board=False, n_ranks=n)
         pub = RhodeIslandTableAbstraction("lossless", labels, public_board=True, n_ranks=n)
-        real, gh = compile_game(rules), compile_game(rules, hid)
-        sr, vr = solve_lp(real)
-        sh, vh = solve_lp(gh)
-        br = [best_response_value(gh, sh, p) for p in (0, 1)]
+        gh = compile_game(rules, hid)
         print(f"{n} ranks: GameShrink hidden {tuple(int(b.max()) + 1 for b in labels)}, "
               f"refined by the board {pub.n_buckets}, brute force "
-              f"{tuple(len(set(b.values())) for b in brute)}; LP value real {vr:.6f}, hidden "
-              f"{vh:.6f}; hidden equilibrium in the real game: best responses {br[0]:.4f} / "
-              f"{br[1]:.4f}, exploitability {0.5 * sum(br):.4f}; {time.time() - t0:.0f} s",
-              flush=True)
+              f"{tuple(len(set(b.values())) for b in brute)}", flush=True)
+        if not args.no_lp:
+            real = compile_game(rules)
+            sr, vr = solve_lp(real)
+            sh, vh = solve_lp(gh)
+            br = [best_response_value(gh, sh, p) for p in (0, 1)]
+            print(f"  LP value real {vr:.6f}, hidden {vh:.6f}; hidden equilibrium in the real "
+                  f"game: best responses {br[0]:.4f} / {br[1]:.4f}, exploitability "
+                  f"{0.5 * sum(br):.4f}; {time.time() - t0:.0f} s", flush=True)
         if args.lines and n >= 3:
-            exploiting_lines(n, gh, sh)
+            strat, lo, hi = dcfr_profile(gh, hid)
+            print(f"  DCFR profile of the hidden game: value in [{lo:.4f}, {hi:.4f}]")
+            exploiting_lines(n, gh, strat)
 
 
 if __name__ == "__main__":
