@@ -8,6 +8,7 @@ game. Also the sizes of the full game's signal tree and game tree (docs/rhode-is
 
     python bench/bench_ri_lossless_oracle.py --ranks 2,3               # ~10 minutes for 3 ranks
     python bench/bench_ri_lossless_oracle.py --ranks 3 --no-lp --lines # where the exploit is
+    python bench/bench_ri_lossless_oracle.py --ranks 2 --no-lp --exact # rational values
 """
 
 from __future__ import annotations
@@ -21,18 +22,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import pyspiel  # noqa: E402
+import numpy as np  # noqa: E402
 import ri_oracle as oracle  # noqa: E402
 from abstraction.games import rhode_island as ri_hands  # noqa: E402
 from abstraction.methods import Lossless  # noqa: E402
 from solve.abstractions import RhodeIslandTableAbstraction  # noqa: E402
 from solve.algorithms.abstract_cfr import AbstractFormSolver  # noqa: E402
 from solve.algorithms.evaluate import best_response_value  # noqa: E402
+from solve.algorithms.lp_exact import solve_exact  # noqa: E402
 from solve.algorithms.treeplex import best_response_values  # noqa: E402
 from solve.games.abstract_form import abstract_form  # noqa: E402
 from solve.algorithms.lp import solve_lp  # noqa: E402
 from solve.games.compile import (BET_A, CALL_A, CHECK_A, FOLD_A, RAISE_A,  # noqa: E402
                                  compile_game)
 from solve.games.rules import rhode_island  # noqa: E402
+from solve.games.tree import sequence_form  # noqa: E402
+from etl.rhode_island import hand_tree  # noqa: E402
 
 
 def tree_sizes(n_ranks: int = 13) -> dict:
@@ -144,6 +149,8 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ranks", default="2,3")
     ap.add_argument("--no-lp", action="store_true", help="skip the LPs (minutes for 3 ranks)")
+    ap.add_argument("--exact", action="store_true",
+                    help="solve the oracle's real and hidden trees by the rational LP (2 ranks)")
     ap.add_argument("--lines", action="store_true",
                     help="also show where the real best response gains against a DCFR "
                          "profile of the hidden game (3 ranks and up)")
@@ -168,6 +175,17 @@ def main(argv=None) -> None:
             print(f"  LP value real {vr:.6f}, hidden {vh:.6f}; hidden equilibrium in the real "
                   f"game: best responses {br[0]:.4f} / {br[1]:.4f}, exploitability "
                   f"{0.5 * sum(br):.4f}; {time.time() - t0:.0f} s", flush=True)
+        if args.exact:
+            hist = oracle.histories(n)
+            raw = [dict(zip(hs, (int(x) for x in labels[r][hand_tree(n_ranks=n)[r].index_of(
+                np.array(hs))]))) for r, hs in enumerate(hist)]
+            suits = [{h: oracle.canonical(h) for h in hs} for hs in hist]
+            for name, cls in (("real (suit classes)", suits), ("hidden", raw)):
+                t1 = time.time()
+                sf = sequence_form(oracle.type_game_tree(n, cls))
+                _, _, v, how = solve_exact(sf)
+                print(f"  rational LP, {name}: {v} = {float(v):.9f} ({sf.n_seq[0]:,} "
+                      f"sequences per player, {how}, {time.time() - t1:.1f} s)", flush=True)
         if args.lines and n >= 3:
             strat, lo, hi = dcfr_profile(gh, hid)
             print(f"  DCFR profile of the hidden game: value in [{lo:.4f}, {hi:.4f}]")
