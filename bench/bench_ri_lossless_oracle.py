@@ -57,7 +57,8 @@ def tree_sizes(n_ranks: int = 13) -> dict:
     t1_dec = dec + go * (n - 2) * t2_dec
     deals = n * (n - 1)
     return {"signal_tree_nodes": signal, "game_tree_nodes": 1 + n + deals * t1_all,
-            "decision_nodes": deals * t1_dec, "per_round": (dec, fold, go)}
+            "decision_nodes": deals * t1_dec,
+            "below_unordered_private_deals": deals // 2 * t1_all, "per_round": (dec, fold, go)}
 
 
 def _policy_probs(game, strat):
