@@ -249,7 +249,8 @@ def best_response_values(game, policy) -> tuple[float, float]:
     import pyspiel
 
     root = game.new_initial_state()
-    return tuple(pyspiel.TabularBestResponse(game, p, policy).value_from_state(root) for p in (0, 1))
+    return tuple(pyspiel.TabularBestResponse(game, p, policy).value_from_state(root)
+                 for p in (0, 1))
 
 
 def betting_template() -> list:
@@ -286,12 +287,7 @@ def betting_template() -> list:
             elif rnd == 2:
                 template.append(["t", hist])
                 stakes[i] = (None, c[0])
-            else:
-                template.append(None)  # replaced by the next round's root
-                j = len(template)
-                template.pop()
-                # the round is over: the next round's first node takes this index
-                assert j - 1 == i
+            else:  # the round is over: the next round's root takes index i
                 add(rnd + 1, hist + "/", c)
     add(0, "", [ANTE, ANTE])
     return [tuple(e) for e in template], stakes
