@@ -23,15 +23,16 @@ HAND_COUNTS = {"holdem": (169, 1_286_792, 55_190_538, 2_428_287_420),
 
 
 @lru_cache(maxsize=8)
-def rhode_island(ranking: str = "standard") -> GameHands:
+def rhode_island(ranking: str = "standard", n_ranks: int = 13) -> GameHands:
     """Rhode Island Hold'em's canonical hand tree with exact equities.
 
     Rows are the canonical hands of ``etl.rhode_island.hand_tree()`` (same order); the last
     round carries the (win, tie, loss) distribution as its showdown outcome. ``ranking``: a
-    showdown ranking variant of ``etl.rhode_island.RANKINGS`` (default docs/design.md's).
+    showdown ranking variant of ``etl.rhode_island.RANKINGS`` (default docs/design.md's);
+    ``n_ranks``: a reduced deck of the lowest ranks (``etl.rhode_island.N_RANKS``).
     """
     rounds = []
-    for h in hand_tree(canonical=True, ranking=ranking):
+    for h in hand_tree(canonical=True, ranking=ranking, n_ranks=n_ranks):
         total = (h.wins + h.ties + h.losses).astype(np.float64)
         outcome = np.stack([h.wins, h.ties, h.losses], axis=1) / total[:, None]
         rounds.append(HandRound(weight=np.asarray(h.weight), parent=np.asarray(h.parent),

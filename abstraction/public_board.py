@@ -8,14 +8,15 @@ import numpy as np
 from etl.rhode_island import canonicalize, hand_key, hand_tree
 
 
-def public_board_buckets(round_buckets: list[np.ndarray]) -> list[np.ndarray]:
+def public_board_buckets(round_buckets: list[np.ndarray], n_ranks: int = 13) -> list[np.ndarray]:
     """Rhode Island buckets per canonical hand refined by the public board: hands share a
     refined bucket when they share the refined parent, the bucket and the board up to suit
     isomorphism. (Two canonical hands with suit-isomorphic boards have suit-renamed versions
     with the same board, and buckets are suit-invariant, so a player who sees the board can
     tell exactly these classes apart.) Refined buckets are numbered in order of (parent,
-    board, bucket)."""
-    tree = hand_tree()
+    board, bucket). ``n_ranks``: the deck of the hand tree the buckets index
+    (``etl.rhode_island.hand_tree``)."""
+    tree = hand_tree(n_ranks=n_ranks)
     out = []
     for r, b in enumerate(round_buckets):
         b = np.asarray(b, dtype=np.int64)

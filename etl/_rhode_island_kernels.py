@@ -78,35 +78,38 @@ def _outcome(p: int, o: int, b1: int, b2: int, wheel: int, ties: int) -> int:
 
 
 @njit(cache=True, parallel=True)
-def wtl_counts(cards: np.ndarray, wheel: int = WHEEL_LOW, ties: int = TIES_ALL) -> np.ndarray:
+def wtl_counts(cards: np.ndarray, wheel: int = WHEEL_LOW, ties: int = TIES_ALL,
+               n_cards: int = 52) -> np.ndarray:
     """Exact (wins, ties, losses) of each hand against a uniformly random opponent card.
 
     ``cards[i, 0]`` is the private card, ``cards[i, 1:]`` the public cards seen so far (0, 1 or
     2 of them). The missing public cards are enumerated as unordered sets from the cards left
     after the opponent's card, so the totals are 51*C(50,2), 50*49 and 49 for 1, 2, 3 cards.
+    ``n_cards``: the deck is cards ``0 .. n_cards-1`` (the lowest ``n_cards // 4`` ranks of
+    a reduced deck; the totals shrink accordingly).
     """
     n, k = cards.shape
     out = np.zeros((n, 3), dtype=np.int64)
     for i in prange(n):
-        used = np.zeros(52, dtype=np.bool_)
+        used = np.zeros(n_cards, dtype=np.bool_)
         for j in range(k):
             used[cards[i, j]] = True
         p = cards[i, 0]
-        for o in range(52):
+        for o in range(n_cards):
             if used[o]:
                 continue
             if k == 3:
                 out[i, _outcome(p, o, cards[i, 1], cards[i, 2], wheel, ties)] += 1
             elif k == 2:
                 b1 = cards[i, 1]
-                for b2 in range(52):
+                for b2 in range(n_cards):
                     if not (used[b2] or b2 == o):
                         out[i, _outcome(p, o, b1, b2, wheel, ties)] += 1
             else:
-                for b1 in range(52):
+                for b1 in range(n_cards):
                     if used[b1] or b1 == o:
                         continue
-                    for b2 in range(b1 + 1, 52):
+                    for b2 in range(b1 + 1, n_cards):
                         if not (used[b2] or b2 == o):
                             out[i, _outcome(p, o, b1, b2, wheel, ties)] += 1
     return out

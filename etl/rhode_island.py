@@ -24,6 +24,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -37,6 +38,10 @@ ROUNDS = 3
 CATEGORY_NAMES = ("high card", "pair", "flush", "straight", "three of a kind", "straight flush")
 # Outcomes per hand in each round's win/tie/loss counts: opponent card x unordered rest of board.
 OUTCOMES = (51 * 50 * 49 // 2, 50 * 49, 49)
+#: Ranks of the full deck; a reduced deck (``n_ranks`` below) keeps the lowest ``n_ranks``
+#: ranks of all four suits, cards ``0 .. 4 * n_ranks - 1``, ranked by the same function (no
+#: ace, so no A-2-3), small enough for exact checks of the whole pipeline (issue 49).
+N_RANKS = 13
 #: Showdown ranking variants (issue 14): name -> (how A-2-3 plays, how a category's hands
 #: compare). ``standard`` is docs/design.md section 5: A-2-3 the lowest straight, all cards count.
 #: ``no-wheel``: A-2-3 is no straight (ace high); ``wheel-second``: A-2-3 is the second-best
@@ -126,11 +131,18 @@ def hand_key(cards: np.ndarray) -> np.ndarray:
     return key
 
 
-def raw_hands(round_: int) -> np.ndarray:
-    """All ordered tuples (private, public_1..public_r) of distinct cards, in key order."""
+def outcomes(n_ranks: int = N_RANKS) -> tuple[int, int, int]:
+    """Outcomes per hand in each round's win/tie/loss counts (``OUTCOMES`` for 52 cards)."""
+    n = 4 * _check_ranks(n_ranks)
+    return ((n - 1) * (n - 2) * (n - 3) // 2, (n - 2) * (n - 3), n - 3)
+
+
+def raw_hands(round_: int, n_ranks: int = N_RANKS) -> np.ndarray:
+    """All ordered tuples (private, public_1..public_r) of distinct cards, in key order
+    (``n_ranks``: a reduced deck, see ``N_RANKS``)."""
     _check_round(round_)
     k = round_ + 1
-    grids = np.meshgrid(*([np.arange(52)] * k), indexing="ij")
+    grids = np.meshgrid(*([np.arange(4 * _check_ranks(n_ranks))] * k), indexing="ij")
     cards = np.stack([g.ravel() for g in grids], axis=1)
     ok = np.ones(len(cards), dtype=bool)
     for a in range(k):
@@ -149,6 +161,7 @@ class RoundHands:
         weight: probability of being dealt each hand (sums to 1).
         parent: index of the hand's round-1 prefix in the previous round (-1 in round 0).
         wins, ties, losses: exact counts; their sum is ``OUTCOMES[round]`` for every hand.
+        n_ranks: ranks of the deck (13; fewer for a reduced deck, see ``N_RANKS``).
     """
 
     round: int
@@ -158,6 +171,7 @@ class RoundHands:
     wins: np.ndarray
     ties: np.ndarray
     losses: np.ndarray
+    n_ranks: int = N_RANKS
 
     @property
     def equity(self) -> np.ndarray:
@@ -185,17 +199,20 @@ class RoundHands:
 
     @property
     def _canonical(self) -> bool:
-        return len(self.cards) != (52, 2652, 132600)[self.round]
+        n = 4 * self.n_ranks  # raw hands: n (n-1) ... (n-round)
+        return len(self.cards) != math.prod(range(n - self.round, n + 1))
 
 
 @lru_cache(maxsize=8)
-def hand_tree(canonical: bool = True, ranking: str = "standard") -> tuple[RoundHands, ...]:
+def hand_tree(canonical: bool = True, ranking: str = "standard",
+              n_ranks: int = N_RANKS) -> tuple[RoundHands, ...]:
     """The three rounds of Rhode Island Hold'em hands, with exact equities and parent links.
 
     Args:
         canonical: suit-canonical hands (13, 325, 9,997) or all raw hands (52, 2,652, 132,600).
         ranking: the showdown ranking variant the equities are computed with (``RANKINGS``);
             the hands and their order do not depend on it.
+        n_ranks: a reduced deck of the lowest ``n_ranks`` ranks (see ``N_RANKS``).
     Returns:
         A tuple of three ``RoundHands``; ``tree[r].parent`` indexes ``tree[r-1]``.
     """
@@ -203,7 +220,7 @@ def hand_tree(canonical: bool = True, ranking: str = "standard") -> tuple[RoundH
     out = []
     prev_keys = None
     for r in range(ROUNDS):
-        raw = raw_hands(r)
+        raw = raw_hands(r, n_ranks)
         if canonical:
             canon = canonicalize(raw)
             keys, first, counts = np.unique(hand_key(canon), return_index=True,
@@ -217,10 +234,11 @@ def hand_tree(canonical: bool = True, ranking: str = "standard") -> tuple[RoundH
             parent = np.full(len(cards), -1, dtype=np.int32)
         else:
             parent = np.searchsorted(prev_keys, hand_key(cards[:, :r])).astype(np.int32)
-        wtl = wtl_counts(cards.astype(np.int64), wheel, ties)
+        wtl = wtl_counts(cards.astype(np.int64), wheel, ties, 4 * n_ranks)
         for a in (cards, weight, parent, wtl):
             a.setflags(write=False)
-        out.append(RoundHands(r, cards, weight, parent, wtl[:, 0], wtl[:, 1], wtl[:, 2]))
+        out.append(RoundHands(r, cards, weight, parent, wtl[:, 0], wtl[:, 1], wtl[:, 2],
+                              n_ranks))
         prev_keys = keys
     return tuple(out)
 
@@ -228,6 +246,12 @@ def hand_tree(canonical: bool = True, ranking: str = "standard") -> tuple[RoundH
 def _check_round(round_: int) -> None:
     if round_ not in range(ROUNDS):
         raise ValueError(f"round must be 0, 1 or 2, got {round_!r}")
+
+
+def _check_ranks(n_ranks: int) -> int:
+    if int(n_ranks) != n_ranks or not 2 <= n_ranks <= N_RANKS:
+        raise ValueError(f"n_ranks must be an integer in 2..{N_RANKS}, got {n_ranks!r}")
+    return int(n_ranks)
 
 
 def _check_cards(cards, k: int | None) -> np.ndarray:

@@ -62,7 +62,7 @@ class RhodeIslandTableAbstraction:
     public board (:func:`public_board_buckets`); ``labels`` keeps the given ones."""
 
     def __init__(self, name: str, round_buckets: list[np.ndarray], public_board: bool = False,
-                 created: float | None = None, perfect_recall: bool = True):
+                 created: float | None = None, perfect_recall: bool = True, n_ranks: int = 13):
         if len(round_buckets) != 3:
             raise ValueError("Rhode Island abstractions need buckets for 3 rounds")
         self.name = name
@@ -71,12 +71,14 @@ class RhodeIslandTableAbstraction:
         # False: information sets are (history, the round's own bucket), see
         # abstraction.imperfect_recall
         self.perfect_recall = bool(perfect_recall)
+        self.n_ranks = int(n_ranks)  # the deck (a reduced one: rules.rhode_island(n_ranks=..))
         self.labels = [np.asarray(b, dtype=np.int64) for b in round_buckets]
-        self.round_buckets = public_board_buckets(self.labels) if public_board else self.labels
+        self.round_buckets = (public_board_buckets(self.labels, self.n_ranks) if public_board
+                              else self.labels)
 
     def bucket(self, round: int, hands: np.ndarray, board: np.ndarray) -> np.ndarray:
         cards = np.column_stack([hands[:, 0]] + [np.full(len(hands), c) for c in board[:round]])
-        return self.round_buckets[round][hand_tree()[round].index_of(cards)]
+        return self.round_buckets[round][hand_tree(n_ranks=self.n_ranks)[round].index_of(cards)]
 
     @property
     def n_buckets(self) -> tuple[int, ...]:

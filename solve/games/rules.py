@@ -78,20 +78,27 @@ def leduc() -> LimitPokerRules:
                            rank_symbols="JQK", suit_symbols="ab")
 
 
-def rhode_island(variant: str = "published") -> LimitPokerRules:
+def rhode_island(variant: str = "published", n_ranks: int = 13) -> LimitPokerRules:
     """Rhode Island Hold'em (Shi & Littman 2001; Gilpin & Sandholm 2005): 52 cards, ante 500,
     bets 1000/2000/2000, at most 3 bets a round, player 1 first in every round, docs/design.md's
     ranking; ``variant`` names one of :data:`RHODE_ISLAND_VARIANTS` (rule details the published
-    descriptions leave open, issue 14)."""
+    descriptions leave open, issue 14). ``n_ranks`` < 13: the same game on a reduced deck of
+    the lowest ``n_ranks`` ranks of four suits (2..13; no ace, so no A-2-3), small enough to
+    solve unabstracted exactly (docs/rhode-island-lossless.md)."""
     if variant not in RHODE_ISLAND_VARIANTS:
         raise ValueError(f"unknown Rhode Island variant {variant!r}; known: "
                          f"{', '.join(RHODE_ISLAND_VARIANTS)}")
+    if int(n_ranks) != n_ranks or not 2 <= n_ranks <= 13:
+        raise ValueError(f"n_ranks must be an integer in 2..13, got {n_ranks!r}")
     rules = dict(name="rhode-island", n_ranks=13, n_suits=4, private_cards=1,
                  public_cards=(0, 1, 1), bet_sizes=(1000, 2000, 2000), bet_caps=(3, 3, 3),
                  contributions=(500, 500), first_to_act=(0, 0, 0), ranking="rhode_island")
     rules.update(RHODE_ISLAND_VARIANTS[variant][1])
     if variant != "published":
         rules["name"] = f"rhode-island:{variant}"
+    if n_ranks != 13:
+        rules["n_ranks"] = int(n_ranks)
+        rules["name"] += f"-{int(n_ranks)}-ranks"
     return LimitPokerRules(**rules)
 
 
