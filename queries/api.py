@@ -191,7 +191,9 @@ async def _user_error(request: Request, exc: UserError):
 class _Routes:
     """The route handlers of one app (:func:`create_app` registers them) and the state they
     share: the data directory, the strategies opened so far and the SQL query slots (per
-    server process, and the queries running per client)."""
+    server process, and the queries running per client). The public methods are the
+    handlers; they carry no docstring, which FastAPI would publish as the endpoint's OpenAPI
+    description (each is described by its ``summary`` and the module docstring)."""
 
     def __init__(self, data_dir: Path):
         self.data_dir = data_dir
