@@ -113,6 +113,8 @@ def build_tree(hands: GameHands, buckets: Sequence[int], features: FeatureFn, *,
 
 def _build(hands, buckets, features, random_state, n_init, kmax, kmax_factor, workers,
            progress, checkpoint=None):
+    """:func:`build_tree`'s rounds in order: each loaded from ``checkpoint`` if an earlier run
+    saved it there, else built (:func:`_build_round`) and saved."""
     results: list[RoundResult] = []
     for r in range(len(hands.sizes)):
         saved = load_round(checkpoint, r)
@@ -122,110 +124,199 @@ def _build(hands, buckets, features, random_state, n_init, kmax, kmax_factor, wo
                       file=sys.stderr, flush=True)
             results.append(saved)
             continue
-        t0 = time.perf_counter()
-        leaf = r == len(hands.rounds)  # the last round given per parent bucket (LeafRound)
-        budget = int(buckets[r])
-        if leaf:
-            raw, p = hands.leaf.points(results[-1].bucket)
-            groups = [None] * len(raw)
-            equity = [pt.x[:, 0] for pt in raw]
-            hand_w = [pt.w for pt in raw]
-            leaf = features.leaf_transform  # one bound method for all tasks (scattered once)
-            tasks = [(leaf, r, pt, i) for i, pt in enumerate(raw)]
-        else:
-            h = hands.rounds[r]
-            if r == 0:
-                groups = [np.arange(len(h))]
-            else:
-                parent_bucket = results[-1].bucket[h.parent]
-                order = np.argsort(parent_bucket, kind="stable")
-                cuts = np.searchsorted(parent_bucket[order],
-                                       np.arange(results[-1].n_buckets + 1))
-                groups = [np.sort(order[cuts[i]:cuts[i + 1]])
-                          for i in range(results[-1].n_buckets)]
-            p = np.array([h.weight[rows].sum() for rows in groups])
-            equity = [h.equity[rows] for rows in groups]
-            hand_w = [h.weight[rows] for rows in groups]
-            tasks = [(features, r, rows, i) for i, rows in enumerate(groups)]
-        n_parents = len(tasks)
-        cap = budget - n_parents + 1 if r else 0
-        if kmax is not None and r:
-            cap = min(cap, kmax)
-        if kmax_factor is not None and r:
-            cap = min(cap, max(1, math.ceil(kmax_factor * budget / n_parents)))
-        tasks = [t + (hand_w[i], cap, random_state, n_init) for i, t in enumerate(tasks)]
-        desc = f"round {r}: {n_parents} parent(s) -> {budget} buckets"
-        out = _run(_parent_task, tasks, workers, progress, desc)
-        points = [o[0] for o in out]
-        n_distinct = [o[1] for o in out]
-        report = {"round": r, "requested": budget, "parents": n_parents}
-        if r == 0:
-            children = np.array([min(budget, len(points[0]))])
-        else:
-            curves = [o[2][0] for o in out]
-            alloc = allocate(curves, p, budget)
-            naive = equal_split(curves, p, budget)
-            children = alloc.children
-            report.update(ip_objective=alloc.objective, equal_split_error=naive.objective)
-        distinct = int(sum(n_distinct))
-        # large parents were priced by the incremental Lloyd curve and not kept: their chosen
-        # clustering is refined to convergence in a second parallel pass
-        big = [i for i, pts in enumerate(points) if pts is None]
-        refined = dict(zip(big, _run(_refine_task,
-                                     [tasks[i][:5] + (out[i][2][1][int(children[i]) - 1],)
-                                      for i in big], workers, progress, desc + " (refine)")))
-        bucket = np.empty(0 if leaf else len(h), dtype=np.int32)
-        parent_of_bucket, centroids, weight, count, mean_eq, ranges = [], [], [], [], [], []
-        error = 0.0
-        for i, (pts, k) in enumerate(zip(points, children)):
-            if r == 0:
-                labels, cents, sse = kmeans(pts, int(k), seed_for(random_state, r, i, int(k)),
-                                            n_init)
-                hand_labels = labels[pts.inverse]
-            elif pts is None:
-                hand_labels, cents, sse = refined[i]
-            else:  # the clustering whose error the IP saw
-                labels, cents, sse = assign(pts, out[i][2][1][int(k) - 1])
-                hand_labels = labels[pts.inverse]
-            error += float(p[i] * sse)
-            kk = len(cents)
-            w = np.bincount(hand_labels, weights=hand_w[i], minlength=kk)
-            eq = np.bincount(hand_labels, weights=hand_w[i] * equity[i],
-                             minlength=kk) / np.maximum(w, 1e-300)
-            lo = np.full(kk, np.inf)
-            hi = np.full(kk, -np.inf)
-            np.minimum.at(lo, hand_labels, equity[i])
-            np.maximum.at(hi, hand_labels, equity[i])
-            # children ordered by mean equity (then centroid) so bucket ids read weak -> strong
-            rank = np.lexsort(tuple(cents.T[::-1]) + (eq,))
-            relabel = np.empty(kk, dtype=np.int64)
-            relabel[rank] = np.arange(kk)
-            if not leaf:
-                bucket[groups[i]] = len(parent_of_bucket) + relabel[hand_labels]
-            parent_of_bucket.extend([i if r else -1] * kk)
-            centroids.extend(cents[rank])
-            weight.append((w / max(w.sum(), 1e-300) * p[i])[rank])
-            count.append(np.bincount(hand_labels, minlength=kk)[rank])
-            mean_eq.append(eq[rank])
-            ranges.append(np.stack([lo, hi], axis=1)[rank])
-        built = len(parent_of_bucket)
-        sizes = np.concatenate(count)
-        report.update(built=built, error=error, distinct_hand_values=distinct,
-                      sizes={"min": int(sizes.min()), "median": float(np.median(sizes)),
-                             "mean": float(sizes.mean()), "max": int(sizes.max())},
-                      seconds=round(time.perf_counter() - t0, 3))
-        if leaf:
-            report["sizes"]["unit"] = "distinct equity values"
-        if built < budget:
-            report["reason"] = (f"only {built} buckets possible: the hands have {distinct} "
-                                "distinct feature values under their parents"
-                                if distinct < budget else
-                                f"the allocation IP used {built} of {budget} buckets")
-        results.append(RoundResult(bucket, np.asarray(parent_of_bucket, dtype=np.int32),
-                                   centroids, np.concatenate(weight), sizes.astype(np.int64),
-                                   np.concatenate(mean_eq), np.concatenate(ranges), report))
+        results.append(_build_round(hands, r, int(buckets[r]), results[-1] if r else None,
+                                    features, random_state, n_init, kmax, kmax_factor, workers,
+                                    progress))
         save_round(checkpoint, r, results[-1])
     return results
+
+
+@dataclass
+class _Parents:
+    """One round's hands grouped by parent bucket (round 0: one group of all hands).
+
+    Attributes:
+        leaf: the round is a leaf round (``LeafRound``): each parent holds (equity,
+            probability) points, not hands, and the round has no per-hand buckets.
+        n_hands: hands of the round (0 in a leaf round).
+        groups: per parent, the rows of its hands (None in a leaf round).
+        p: probability of each parent.
+        equity, hand_w: per parent, the equity and the weight of each of its hands (points).
+        tasks: per parent, ``(features, r, rows or points, i)``: the start of its
+            ``_parent_task``.
+    """
+
+    leaf: bool
+    n_hands: int
+    groups: list
+    p: np.ndarray
+    equity: list
+    hand_w: list
+    tasks: list
+
+
+def _build_round(hands, r, budget, prev, features, random_state, n_init, kmax, kmax_factor,
+                 workers, progress) -> RoundResult:
+    """Round ``r`` with ``budget`` buckets under the previous round ``prev`` (None in round
+    0): every parent's error curve, the allocation IP, then every parent clustered with the
+    number of children the IP gave it (module docstring)."""
+    t0 = time.perf_counter()
+    par = _parents(hands, r, prev, features)
+    n_parents = len(par.tasks)
+    cap = _children_cap(r, budget, n_parents, kmax, kmax_factor)
+    tasks = [t + (par.hand_w[i], cap, random_state, n_init) for i, t in enumerate(par.tasks)]
+    desc = f"round {r}: {n_parents} parent(s) -> {budget} buckets"
+    out = _run(_parent_task, tasks, workers, progress, desc)
+    report = {"round": r, "requested": budget, "parents": n_parents}
+    children = _allocate_children(r, budget, out, par.p, report)
+    distinct = int(sum(o[1] for o in out))
+    refined = _refine_large(tasks, out, children, workers, progress, desc)
+    result, error = _cluster_parents(r, par, out, children, refined, random_state, n_init)
+    result.report = _round_report(report, result, budget, distinct, error, par.leaf, t0)
+    return result
+
+
+def _parents(hands: GameHands, r: int, prev: RoundResult | None, features) -> _Parents:
+    """Round ``r``'s hands grouped by their parent's bucket in ``prev``, or, in the leaf
+    round, each parent's (equity, probability) points."""
+    if r == len(hands.rounds):  # the last round given per parent bucket (LeafRound)
+        raw, p = hands.leaf.points(prev.bucket)
+        leaf = features.leaf_transform  # one bound method for all tasks (scattered once)
+        return _Parents(leaf=True, n_hands=0, groups=[None] * len(raw), p=p,
+                        equity=[pt.x[:, 0] for pt in raw], hand_w=[pt.w for pt in raw],
+                        tasks=[(leaf, r, pt, i) for i, pt in enumerate(raw)])
+    h = hands.rounds[r]
+    if r == 0:
+        groups = [np.arange(len(h))]
+    else:
+        parent_bucket = prev.bucket[h.parent]
+        order = np.argsort(parent_bucket, kind="stable")
+        cuts = np.searchsorted(parent_bucket[order], np.arange(prev.n_buckets + 1))
+        groups = [np.sort(order[cuts[i]:cuts[i + 1]]) for i in range(prev.n_buckets)]
+    return _Parents(leaf=False, n_hands=len(h), groups=groups,
+                    p=np.array([h.weight[rows].sum() for rows in groups]),
+                    equity=[h.equity[rows] for rows in groups],
+                    hand_w=[h.weight[rows] for rows in groups],
+                    tasks=[(features, r, rows, i) for i, rows in enumerate(groups)])
+
+
+def _children_cap(r: int, budget: int, n_parents: int, kmax: int | None,
+                  kmax_factor: float | None) -> int:
+    """The most children a parent's error curve is priced for (0 in round 0: no curve, the
+    one parent gets the whole budget)."""
+    cap = budget - n_parents + 1 if r else 0
+    if kmax is not None and r:
+        cap = min(cap, kmax)
+    if kmax_factor is not None and r:
+        cap = min(cap, max(1, math.ceil(kmax_factor * budget / n_parents)))
+    return cap
+
+
+def _allocate_children(r: int, budget: int, out: list, p: np.ndarray,
+                       report: dict) -> np.ndarray:
+    """Children of each parent: in round 0 the budget (at most the distinct points), later
+    the allocation IP's choice over the parents' error curves (its objective and that of an
+    equal split go into ``report``)."""
+    if r == 0:
+        return np.array([min(budget, len(out[0][0]))])
+    curves = [o[2][0] for o in out]
+    alloc = allocate(curves, p, budget)
+    naive = equal_split(curves, p, budget)
+    report.update(ip_objective=alloc.objective, equal_split_error=naive.objective)
+    return alloc.children
+
+
+def _refine_large(tasks: list, out: list, children: np.ndarray, workers, progress: bool,
+                  desc: str) -> dict:
+    """Parent index -> (hand labels, centroids, error) of every large parent: those priced by
+    the incremental Lloyd curve and not kept have their chosen clustering refined to
+    convergence in a second parallel pass."""
+    big = [i for i, o in enumerate(out) if o[0] is None]
+    return dict(zip(big, _run(_refine_task,
+                              [tasks[i][:5] + (out[i][2][1][int(children[i]) - 1],)
+                               for i in big], workers, progress, desc + " (refine)")))
+
+
+def _cluster_parent(r: int, i: int, pts, k, curve, refined: dict, random_state: int,
+                    n_init: int):
+    """(hand labels, centroids, error) of parent ``i`` split into ``k`` children: clustered
+    here in round 0, refined already for a large parent, else the clustering on the error
+    ``curve`` whose error the IP saw."""
+    if r == 0:
+        labels, cents, sse = kmeans(pts, int(k), seed_for(random_state, r, i, int(k)), n_init)
+        return labels[pts.inverse], cents, sse
+    if pts is None:
+        return refined[i]
+    labels, cents, sse = assign(pts, curve[1][int(k) - 1])
+    return labels[pts.inverse], cents, sse
+
+
+def _ordered_children(hand_labels: np.ndarray, cents: np.ndarray, hand_w: np.ndarray,
+                      equity: np.ndarray, p_parent: float):
+    """One parent's children ordered by mean equity (then centroid) so bucket ids read
+    weak -> strong: the new id of each cluster label and, in the new order, the centroids,
+    probabilities, hand counts, mean equities and (least, greatest) equities."""
+    kk = len(cents)
+    w = np.bincount(hand_labels, weights=hand_w, minlength=kk)
+    eq = np.bincount(hand_labels, weights=hand_w * equity, minlength=kk) / np.maximum(w, 1e-300)
+    lo = np.full(kk, np.inf)
+    hi = np.full(kk, -np.inf)
+    np.minimum.at(lo, hand_labels, equity)
+    np.maximum.at(hi, hand_labels, equity)
+    rank = np.lexsort(tuple(cents.T[::-1]) + (eq,))
+    relabel = np.empty(kk, dtype=np.int64)
+    relabel[rank] = np.arange(kk)
+    return (relabel, cents[rank], (w / max(w.sum(), 1e-300) * p_parent)[rank],
+            np.bincount(hand_labels, minlength=kk)[rank], eq[rank],
+            np.stack([lo, hi], axis=1)[rank])
+
+
+def _cluster_parents(r: int, par: _Parents, out: list, children: np.ndarray, refined: dict,
+                     random_state: int, n_init: int) -> tuple[RoundResult, float]:
+    """Every parent split into its children, the round's buckets numbered parent by parent;
+    the round (its report still empty) and its error (the parents' errors weighted by their
+    probabilities)."""
+    bucket = np.empty(par.n_hands, dtype=np.int32)
+    parent_of_bucket, centroids, weight, count, mean_eq, ranges = [], [], [], [], [], []
+    error = 0.0
+    for i, k in enumerate(children):
+        hand_labels, cents, sse = _cluster_parent(r, i, out[i][0], k, out[i][2], refined,
+                                                  random_state, n_init)
+        error += float(par.p[i] * sse)
+        relabel, cents, w, n, eq, rng = _ordered_children(hand_labels, cents, par.hand_w[i],
+                                                          par.equity[i], par.p[i])
+        if not par.leaf:
+            bucket[par.groups[i]] = len(parent_of_bucket) + relabel[hand_labels]
+        parent_of_bucket.extend([i if r else -1] * len(cents))
+        centroids.extend(cents)
+        weight.append(w)
+        count.append(n)
+        mean_eq.append(eq)
+        ranges.append(rng)
+    result = RoundResult(bucket, np.asarray(parent_of_bucket, dtype=np.int32), centroids,
+                         np.concatenate(weight), np.concatenate(count).astype(np.int64),
+                         np.concatenate(mean_eq), np.concatenate(ranges), {})
+    return result, error
+
+
+def _round_report(report: dict, result: RoundResult, budget: int, distinct: int,
+                  error: float, leaf: bool, t0: float) -> dict:
+    """``report`` completed: buckets built, error, distinct feature values, the bucket size
+    distribution, seconds since ``t0`` and, when fewer buckets than asked, why."""
+    built = result.n_buckets
+    sizes = result.hands
+    report.update(built=built, error=error, distinct_hand_values=distinct,
+                  sizes={"min": int(sizes.min()), "median": float(np.median(sizes)),
+                         "mean": float(sizes.mean()), "max": int(sizes.max())},
+                  seconds=round(time.perf_counter() - t0, 3))
+    if leaf:
+        report["sizes"]["unit"] = "distinct equity values"
+    if built < budget:
+        report["reason"] = (f"only {built} buckets possible: the hands have {distinct} "
+                            "distinct feature values under their parents"
+                            if distinct < budget else
+                            f"the allocation IP used {built} of {budget} buckets")
+    return report
 
 
 def _points(features, r, rows, i, weight) -> Points:

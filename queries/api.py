@@ -157,104 +157,133 @@ def create_app(data_dir: str | Path, token: str | None = None) -> FastAPI:
     # (FastAPI's load them from a CDN: a blank page without internet)
     app = FastAPIOffline(title="poker abstraction and strategy service",
                          description=__doc__.split("\n\n")[0])
-    lookups = _Lookups(data_dir)
-    limits = sandbox.Limits(timeout=SQL_TIMEOUT, memory_limit=SQL_MEMORY, threads=1)
-
     if token is not None:
         app.add_middleware(_BearerToken, token=token)
+    app.add_exception_handler(RequestValidationError, _bad_parameters)
+    app.add_exception_handler(UserError, _user_error)
+    routes = _Routes(data_dir)
+    app.get("/strategies", summary="stored strategies (catalog)")(routes.strategies)
+    app.get("/abstractions", summary="built abstractions (catalog)")(routes.abstractions)
+    app.get("/strategies/{name}/lookup",
+            summary="what a strategy plays at real cards")(routes.lookup)
+    app.get("/strategies/{name}/range", summary="13x13 range grid (Texas Hold'em)")(routes.grid)
+    app.get("/sql", summary="one read-only SQL statement (SELECT only; row and time limits)"
+            )(routes.sql)
+    app.get("/", response_class=HTMLResponse, include_in_schema=False)(routes.page)
+    return app
 
-    @app.exception_handler(RequestValidationError)
-    async def bad_parameters(request: Request, exc: RequestValidationError):
-        first = exc.errors()[0] if exc.errors() else {}
-        where = ".".join(str(x) for x in first.get("loc", ()) if x != "query")
-        return JSONResponse({"error": f"{where}: {first.get('msg', 'invalid')}"},
-                            status_code=400)
 
-    @app.exception_handler(UserError)
-    async def user_error(request: Request, exc: UserError):
-        msg = str(exc).splitlines()[0] if str(exc) else "bad request"
-        status = 404 if msg.startswith("no strategy") else 400
-        return JSONResponse({"error": msg}, status_code=status)
+async def _bad_parameters(request: Request, exc: RequestValidationError):
+    """A parameter FastAPI refused: 400 with the first problem on one line."""
+    first = exc.errors()[0] if exc.errors() else {}
+    where = ".".join(str(x) for x in first.get("loc", ()) if x != "query")
+    return JSONResponse({"error": f"{where}: {first.get('msg', 'invalid')}"},
+                        status_code=400)
 
-    def catalog(sql: str) -> list[dict]:
-        # our own fixed query over catalog tables: a plain read-only connection here (user
-        # SQL runs in a process of its own, queries.sandbox)
-        if not (data_dir / "poker.duckdb").exists():
+
+async def _user_error(request: Request, exc: UserError):
+    """A domain error: 404 for an unknown strategy, else 400; its first line."""
+    msg = str(exc).splitlines()[0] if str(exc) else "bad request"
+    status = 404 if msg.startswith("no strategy") else 400
+    return JSONResponse({"error": msg}, status_code=status)
+
+
+class _Routes:
+    """The route handlers of one app (:func:`create_app` registers them) and the state they
+    share: the data directory, the strategies opened so far and the SQL query slots (per
+    server process, and the queries running per client). The public methods are the
+    handlers; they carry no docstring, which FastAPI would publish as the endpoint's OpenAPI
+    description (each is described by its ``summary`` and the module docstring)."""
+
+    def __init__(self, data_dir: Path):
+        self.data_dir = data_dir
+        self.lookups = _Lookups(data_dir)
+        self.limits = sandbox.Limits(timeout=SQL_TIMEOUT, memory_limit=SQL_MEMORY, threads=1)
+        self.running: dict[str, int] = {}
+        self.running_lock = Lock()
+        self.processes = BoundedSemaphore(SQL_PROCESSES)
+
+    def _catalog(self, sql: str) -> list[dict]:
+        """Rows of our own fixed query over catalog tables: a plain read-only connection here
+        (user SQL runs in a process of its own, queries.sandbox); none before a stage has
+        recorded anything."""
+        if not (self.data_dir / "poker.duckdb").exists():
             return []
         try:
-            return _json_safe(sandbox.catalog_rows(data_dir, sql))
+            return _json_safe(sandbox.catalog_rows(self.data_dir, sql))
         except UserError as exc:
             if "does not exist" in str(exc):  # that stage has recorded nothing yet
                 return []
             raise
 
-    @app.get("/strategies", summary="stored strategies (catalog)")
-    def strategies() -> list[dict]:
-        return catalog("SELECT name, game, abstraction, algorithm, iterations, exploitability, "
-                       "abstract_exploitability, value FROM solve_runs ORDER BY name")
+    def strategies(self) -> list[dict]:
+        return self._catalog("SELECT name, game, abstraction, algorithm, iterations, "
+                             "exploitability, abstract_exploitability, value FROM solve_runs "
+                             "ORDER BY name")
 
-    @app.get("/abstractions", summary="built abstractions (catalog)")
-    def abstractions() -> list[dict]:
-        return catalog("SELECT name, game, method, buckets, built FROM abstractions "
-                       "ORDER BY name")
+    def abstractions(self) -> list[dict]:
+        return self._catalog("SELECT name, game, method, buckets, built FROM abstractions "
+                             "ORDER BY name")
 
-    @app.get("/strategies/{name}/lookup", summary="what a strategy plays at real cards")
-    async def lookup(name: str, hole: str, board: str = "", history: str = "") -> dict:
+    async def lookup(self, name: str, hole: str, board: str = "", history: str = "") -> dict:
         # a look-up of an open strategy takes microseconds: answered on the event loop (a
         # thread-pool hop would cost more than the look-up); opening one takes seconds and
         # goes to the thread pool
+        lookups = self.lookups
         look = lookups.get_open(name) or await run_in_threadpool(lookups.get, name)
         return look.at(hole, board, history).as_dict()
 
-    @app.get("/strategies/{name}/range", summary="13x13 range grid (Texas Hold'em)")
-    def grid(name: str, history: str = "", board: str = "") -> dict:
-        return _json_safe(range_grid(data_dir, name, history, board, look=lookups.get(name)))
+    def grid(self, name: str, history: str = "", board: str = "") -> dict:
+        return _json_safe(range_grid(self.data_dir, name, history, board,
+                                     look=self.lookups.get(name)))
 
-    running: dict[str, int] = {}
-    running_lock = Lock()
-    processes = BoundedSemaphore(SQL_PROCESSES)
-
-    def run_limited(q: str, limit: int):
-        """``q``'s result, or None if no query slot freed up within the time limit."""
-        if not processes.acquire(timeout=SQL_TIMEOUT):
-            return None
-        try:
-            return sandbox.run(data_dir, q, limits, limit)
-        finally:
-            processes.release()
-
-    @app.get("/sql", summary="one read-only SQL statement (SELECT only; row and time limits)")
-    async def sql(request: Request, q: str = Query(..., max_length=SQL_MAX_CHARS),
+    async def sql(self, request: Request, q: str = Query(..., max_length=SQL_MAX_CHARS),
                   limit: int = Query(SQL_MAX_ROWS, ge=0, le=SQL_MAX_ROWS)):
-        if not (data_dir / "poker.duckdb").exists():
+        if not (self.data_dir / "poker.duckdb").exists():
             raise UserError("no database yet in the data directory")
         sandbox.check_statement(q)  # a refused statement costs no process
         client = request.client.host if request.client else "unknown"
-        with running_lock:
-            if running.get(client, 0) >= SQL_PER_CLIENT:
-                return JSONResponse(
-                    {"error": f"too many SQL queries at once from {client} (at most "
-                              f"{SQL_PER_CLIENT} per client); retry when one has finished"},
-                    status_code=429, headers={"Retry-After": "1"})
-            running[client] = running.get(client, 0) + 1
+        if not self._admit(client):
+            return JSONResponse(
+                {"error": f"too many SQL queries at once from {client} (at most "
+                          f"{SQL_PER_CLIENT} per client); retry when one has finished"},
+                status_code=429, headers={"Retry-After": "1"})
         try:
-            table = await run_in_threadpool(run_limited, q, limit)
+            table = await run_in_threadpool(self._run_limited, q, limit)
             if table is None:
                 return JSONResponse({"error": "the server is busy with other SQL queries; "
                                               "retry later"},
                                     status_code=503, headers={"Retry-After": "5"})
         finally:
-            with running_lock:
-                running[client] -= 1
-                if not running[client]:
-                    del running[client]
+            self._release(client)
         return {"rows": _json_safe(table.to_pylist()), "limit": limit}
 
-    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    def page() -> str:
-        return PAGE
+    def _admit(self, client: str) -> bool:
+        """Count one more query of ``client`` running, unless it runs ``SQL_PER_CLIENT``."""
+        with self.running_lock:
+            if self.running.get(client, 0) >= SQL_PER_CLIENT:
+                return False
+            self.running[client] = self.running.get(client, 0) + 1
+            return True
 
-    return app
+    def _release(self, client: str) -> None:
+        """One query of ``client`` has finished."""
+        with self.running_lock:
+            self.running[client] -= 1
+            if not self.running[client]:
+                del self.running[client]
+
+    def _run_limited(self, q: str, limit: int):
+        """``q``'s result, or None if no query slot freed up within the time limit."""
+        if not self.processes.acquire(timeout=SQL_TIMEOUT):
+            return None
+        try:
+            return sandbox.run(self.data_dir, q, self.limits, limit)
+        finally:
+            self.processes.release()
+
+    def page(self) -> str:
+        return PAGE
 
 
 PAGE = """<!doctype html>

@@ -208,6 +208,21 @@ def stream(data_dir: str | os.PathLike, query: str, limits: Limits = Limits(),
         UserError: refused statement, DuckDB's error, memory or time limit exceeded.
         KeyboardInterrupt: Ctrl-C (main thread only).
     """
+    data_dir, request = _request(data_dir, query, limits, limit, batch_rows)
+    child = _QueryProcess(data_dir, request, limits)
+    kind, value = child.take()
+    if kind == "error":
+        raise child.fail() from None
+    return value, child.batches()
+
+
+def _request(data_dir: str | os.PathLike, query: str, limits: Limits, limit: int | None,
+             batch_rows: int) -> tuple[Path, dict]:
+    """The data directory (absolute) and the child's request, every input checked first.
+
+    Raises:
+        UserError: refused statement, a bad memory or time limit, no database.
+    """
     query = check_statement(query)
     memory = memory_bytes(limits.memory_limit)
     if limits.timeout is not None and not 0 < limits.timeout < float("inf"):
@@ -219,124 +234,146 @@ def stream(data_dir: str | os.PathLike, query: str, limits: Limits = Limits(),
     request = {"data_dir": str(data_dir), "query": query, "memory_limit": limits.memory_limit,
                "memory_bytes": memory, "threads": limits.threads, "limit": limit,
                "batch_rows": batch_rows, "timeout": limits.timeout}
+    return data_dir, request
+
+
+def _start_child(data_dir: Path) -> subprocess.Popen:
+    """The query process (:mod:`queries.sandbox_worker`), working in the data directory."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
     env["MALLOC_ARENA_MAX"] = "2"
     # -P: the data directory (the child's working directory) is not put on sys.path
-    proc = subprocess.Popen([sys.executable, "-P", "-m", "queries.sandbox_worker"],
+    return subprocess.Popen([sys.executable, "-P", "-m", "queries.sandbox_worker"],
                             cwd=data_dir, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True)
-    deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
-    out: queue.Queue = queue.Queue(maxsize=4)
-    stop = threading.Event()
 
-    def produce() -> None:
+
+class _QueryProcess:
+    """One running sandboxed query: the child process, the thread that reads its Arrow stream
+    into a small queue, and the caller's side (time limit, Ctrl-C, the child's error).
+
+    Made by :func:`stream`, which takes the schema with :meth:`take` and hands out
+    :meth:`batches`; :meth:`end` (once, whatever ends the query) stops all three.
+    """
+
+    def __init__(self, data_dir: Path, request: dict, limits: Limits):
+        self.limits = limits
+        self.proc = _start_child(data_dir)
+        self.deadline = None if limits.timeout is None else time.monotonic() + limits.timeout
+        self.out: queue.Queue = queue.Queue(maxsize=4)
+        self.stop = threading.Event()
+        self.worker = threading.Thread(target=self._produce, args=(request,),
+                                       name="sandbox-query", daemon=True)
+        self.interrupted = threading.Event()
+        self.previous = None  # the SIGINT handler to restore, while ours is installed
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, lambda *_: self.interrupted.set())
+        self.ended = False
+        self.worker.start()
+
+    def _produce(self, request: dict) -> None:
+        """The reader thread: send the request, then queue the schema, every batch and the end
+        (or the exception that stopped the stream)."""
+        proc, out = self.proc, self.out
         try:
             proc.stdin.write(json.dumps(request).encode())
             proc.stdin.close()
             reader = pa.ipc.open_stream(proc.stdout)
             out.put(("schema", reader.schema))
             for batch in reader:
-                if stop.is_set():
+                if self.stop.is_set():
                     return
                 out.put(("batch", batch))
             out.put(("end", None))
         except BaseException as exc:  # noqa: BLE001 (the child's stderr says why)
-            if not stop.is_set():
+            if not self.stop.is_set():
                 out.put(("error", exc))
 
-    worker = threading.Thread(target=produce, name="sandbox-query", daemon=True)
-    interrupted = threading.Event()
-    previous = None
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGINT, lambda *_: interrupted.set())
-    worker.start()
+    def take(self) -> tuple[str, object]:
+        """The reader thread's next item, waiting at most until the deadline.
 
-    def take():
+        Raises:
+            KeyboardInterrupt: Ctrl-C (the child is killed).
+            UserError: the time limit passed (the child is killed).
+        """
         while True:
-            if interrupted.is_set():
-                _end(kill=True)
+            if self.interrupted.is_set():
+                self.end(kill=True)
                 raise KeyboardInterrupt
-            wait = 0.1 if deadline is None else min(0.1, deadline - time.monotonic())
+            wait = 0.1 if self.deadline is None else min(0.1, self.deadline - time.monotonic())
             if wait <= 0:
-                _end(kill=True)
-                raise UserError(f"query exceeded the time limit of {limits.timeout:g} s "
+                self.end(kill=True)
+                raise UserError(f"query exceeded the time limit of {self.limits.timeout:g} s "
                                 "(--timeout)")
             try:
-                return out.get(timeout=wait)
+                return self.out.get(timeout=wait)
             except queue.Empty:
                 continue
 
-    ended = []
-
-    def _end(kill: bool) -> None:
+    def end(self, kill: bool) -> None:
         """Stop the child (killed unless it finished), the reader thread and the handler."""
-        nonlocal previous
-        if ended:
+        if self.ended:
             return
-        ended.append(True)
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
-            previous = None
-        stop.set()
+        self.ended = True
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+            self.previous = None
+        self.stop.set()
+        proc = self.proc
         if kill and proc.poll() is None:
             proc.kill()
-        while worker.is_alive():
+        while self.worker.is_alive():
             try:
-                out.get_nowait()
+                self.out.get_nowait()
             except queue.Empty:
                 pass
-            worker.join(timeout=0.05)
+            self.worker.join(timeout=0.05)
         proc.wait()
         proc.stdout.close()
 
-    def fail() -> UserError:
+    def fail(self) -> UserError:
         """The child's one-line error (it has finished or died; else it is ended)."""
+        proc = self.proc
         try:
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:  # e.g. blocked writing what nobody reads now
             proc.kill()
         err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-        _end(kill=False)
+        self.end(kill=False)
         proc.stderr.close()
         marked = [ln[len(ERROR_MARK):] for ln in err.splitlines() if ln.startswith(ERROR_MARK)]
         if marked:
             return UserError(marked[-1])
         if proc.returncode is not None and proc.returncode < 0:
             name = signal.Signals(-proc.returncode).name
-            return UserError(f"memory limit exceeded (--memory-limit {limits.memory_limit}): "
-                             f"the query process ended by {name}")
+            return UserError(f"memory limit exceeded (--memory-limit "
+                             f"{self.limits.memory_limit}): the query process ended by {name}")
         last = [ln for ln in err.splitlines() if ln.strip()]
         return UserError(f"the query process failed (exit {proc.returncode})"
                          + (f": {last[-1][:200]}" if last else ""))
 
-    kind, value = take()
-    if kind == "error":
-        raise fail() from None
-    schema = value
-
-    def batches() -> Iterator[pa.RecordBatch]:
+    def batches(self) -> Iterator[pa.RecordBatch]:
+        """The record batches after the schema; the child is ended however iteration stops."""
+        proc = self.proc
         done = False
         try:
             while True:
-                kind, value = take()
+                kind, value = self.take()
                 if kind == "end":
                     done = True
-                    _end(kill=False)
+                    self.end(kill=False)
                     if proc.returncode:
-                        raise fail()
+                        raise self.fail()
                     return
                 if kind == "error":
                     done = True
-                    raise fail() from None
+                    raise self.fail() from None
                 yield value
         finally:
             if not done:
-                _end(kill=True)
+                self.end(kill=True)
             if proc.stderr and not proc.stderr.closed:
                 proc.stderr.close()
-
-    return schema, batches()
 
 
 def run(data_dir: str | os.PathLike, query: str, limits: Limits = Limits(),

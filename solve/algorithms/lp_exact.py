@@ -53,8 +53,23 @@ def simplex_max(c: list, A_ub: list, b_ub: list, A_eq: list, b_eq: list) -> tupl
     m_ub, m_eq = len(A_ub), len(A_eq)
     if any(b < 0 for b in b_ub) or any(b < 0 for b in b_eq):
         raise ValueError("right-hand sides must be non-negative")
-    # columns: z (n), slacks (m_ub), artificials (m_eq); last column: rhs
-    ncol = n + m_ub + m_eq
+    T, basis = _tableau(n, A_ub, b_ub, A_eq, b_eq)
+    if m_eq:
+        _phase_one(T, basis, n, m_ub, m_eq)
+    obj = _phase_two_objective(T, basis, c, m_ub, m_eq)
+    _pivot_to_optimum(T, basis, obj, n + m_ub)
+    z = [Fraction(0)] * n
+    for i, bcol in enumerate(basis):
+        if bcol < n:
+            z[bcol] = T[i][-1]
+    return z, obj[-1]
+
+
+def _tableau(n: int, A_ub: list, b_ub: list, A_eq: list, b_eq: list) -> tuple[list, list]:
+    """The starting tableau and its basis. Columns: z (n), slacks (one per ``<=`` row),
+    artificials (one per ``=`` row), then the right-hand side; the basis is the slack or
+    artificial variable of each row."""
+    m_ub, m_eq = len(A_ub), len(A_eq)
     T = []
     basis = []
     for i, (row, b) in enumerate(zip(A_ub, b_ub)):
@@ -65,73 +80,104 @@ def simplex_max(c: list, A_ub: list, b_ub: list, A_eq: list, b_eq: list) -> tupl
         r = [Fraction(v) for v in row] + [Fraction(0)] * (m_ub + m_eq) + [Fraction(b)]
         r[n + m_ub + i] = Fraction(1)
         T.append(r); basis.append(n + m_ub + i)
+    return T, basis
+
+
+def _pivot_to_optimum(T: list, basis: list, obj: list, allowed: int) -> None:
+    """Pivot ``T`` (in place, with ``basis`` and the reduced-cost row ``obj``) until no
+    reduced cost among the first ``allowed`` columns is negative. ``obj`` is the row for
+    "maximise obj'z" stored negated; Bland's rule picks the entering column (the first
+    negative) and breaks ratio ties by the smallest basic variable.
+
+    Raises:
+        ExactLPError: the LP is unbounded.
+    """
     zero = Fraction(0)
+    while True:
+        enter = -1
+        for j in range(allowed):
+            if obj[j] < 0:
+                enter = j
+                break
+        if enter < 0:
+            return
+        leave, best = -1, None
+        for i, r in enumerate(T):
+            a = r[enter]
+            if a > 0:
+                ratio = r[-1] / a
+                if best is None or ratio < best or (ratio == best and basis[i] < basis[leave]):
+                    leave, best = i, ratio
+        if leave < 0:
+            raise ExactLPError("the LP is unbounded")
+        pr = T[leave]
+        piv = pr[enter]
+        if piv != 1:
+            inv = 1 / piv
+            pr = [v * inv if v else zero for v in pr]
+            T[leave] = pr
+        nz = [j for j, v in enumerate(pr) if v]
+        for i, r in enumerate(T):
+            if i != leave:
+                f = r[enter]
+                if f:
+                    for j in nz:
+                        r[j] -= f * pr[j]
+        f = obj[enter]
+        for j in nz:
+            obj[j] -= f * pr[j]
+        basis[leave] = enter
 
-    def run(obj: list, allowed: int) -> None:
-        # obj: reduced-cost row for "maximise obj'z" (we store -obj, pivot while any < 0)
-        while True:
-            enter = -1
-            for j in range(allowed):
-                if obj[j] < 0:
-                    enter = j
-                    break
-            if enter < 0:
-                return
-            leave, best = -1, None
-            for i, r in enumerate(T):
-                a = r[enter]
-                if a > 0:
-                    ratio = r[-1] / a
-                    if best is None or ratio < best or (ratio == best and basis[i] < basis[leave]):
-                        leave, best = i, ratio
-            if leave < 0:
-                raise ExactLPError("the LP is unbounded")
-            pr = T[leave]
-            piv = pr[enter]
-            if piv != 1:
-                inv = 1 / piv
-                pr = [v * inv if v else zero for v in pr]
-                T[leave] = pr
-            nz = [j for j, v in enumerate(pr) if v]
-            for i, r in enumerate(T):
-                if i != leave:
-                    f = r[enter]
-                    if f:
-                        for j in nz:
-                            r[j] -= f * pr[j]
-            f = obj[enter]
-            for j in nz:
-                obj[j] -= f * pr[j]
-            basis[leave] = enter
 
-    # phase 1: maximise -sum(artificials)
-    if m_eq:
-        obj = [zero] * (ncol + 1)
-        for j in range(n + m_ub, ncol):
-            obj[j] = Fraction(1)
-        for i in range(m_ub, m_ub + m_eq):
-            for j in range(ncol + 1):
-                obj[j] -= T[i][j]
-        run(obj, ncol)
-        if obj[-1] != 0:
-            raise ExactLPError("the LP is infeasible")
-        # drive remaining artificial variables out of the basis (degenerate rows)
-        for i in range(len(T)):
-            if basis[i] >= n + m_ub:
-                for j in range(n + m_ub):
-                    if T[i][j] != 0:
-                        pr = T[i]
-                        inv = 1 / pr[j]
-                        pr = [v * inv for v in pr]
-                        T[i] = pr
-                        for k, r in enumerate(T):
-                            if k != i and r[j]:
-                                f = r[j]
-                                T[k] = [a - f * b for a, b in zip(r, pr)]
-                        basis[i] = j
-                        break
-    # phase 2 over the original and slack columns
+def _phase_one(T: list, basis: list, n: int, m_ub: int, m_eq: int) -> None:
+    """Phase 1: maximise minus the sum of the artificial variables (the columns from
+    ``n + m_ub``), then drive those left in the basis (degenerate rows) out of it.
+
+    Raises:
+        ExactLPError: the LP is infeasible.
+    """
+    zero = Fraction(0)
+    ncol = n + m_ub + m_eq
     obj = [zero] * (ncol + 1)
+    for j in range(n + m_ub, ncol):
+        obj[j] = Fraction(1)
+    for i in range(m_ub, m_ub + m_eq):
+        for j in range(ncol + 1):
+            obj[j] -= T[i][j]
+    _pivot_to_optimum(T, basis, obj, ncol)
+    if obj[-1] != 0:
+        raise ExactLPError("the LP is infeasible")
+    for i in range(len(T)):
+        if basis[i] >= n + m_ub:
+            _pivot_out_artificial(T, basis, i, n + m_ub)
+
+
+def _pivot_out_artificial(T: list, basis: list, i: int, n_real: int) -> None:
+    """Replace the artificial variable basic in row ``i`` by the first of the ``n_real``
+    original and slack columns that is non-zero in that row (none: the row stays)."""
+    for j in range(n_real):
+        if T[i][j] != 0:
+            pr = T[i]
+            inv = 1 / pr[j]
+            pr = [v * inv for v in pr]
+            T[i] = pr
+            for k, r in enumerate(T):
+                if k != i and r[j]:
+                    f = r[j]
+                    T[k] = [a - f * b for a, b in zip(r, pr)]
+            basis[i] = j
+            return
+
+
+def _phase_two_objective(T: list, basis: list, c: list, m_ub: int, m_eq: int) -> list:
+    """The reduced-cost row of "maximise c'z" for the basis phase 1 left (phase 2 runs over
+    the original and slack columns only).
+
+    Raises:
+        ExactLPError: an artificial variable is still basic at a non-zero value.
+    """
+    n = len(c)
+    obj = [Fraction(0)] * (n + m_ub + m_eq + 1)
     for j in range(n):
         obj[j] = -Fraction(c[j])
     for i, bcol in enumerate(basis):
@@ -141,12 +187,7 @@ def simplex_max(c: list, A_ub: list, b_ub: list, A_eq: list, b_eq: list) -> tupl
     for i, bcol in enumerate(basis):  # artificial columns stay out of phase 2
         if bcol >= n + m_ub and T[i][-1] != 0:
             raise ExactLPError("artificial variable left in the basis")
-    run(obj, n + m_ub)
-    z = [zero] * n
-    for i, bcol in enumerate(basis):
-        if bcol < n:
-            z[bcol] = T[i][-1]
-    return z, obj[-1]
+    return obj
 
 
 def _side(entries: dict, n_own: int, n_opp: int, own_cons, opp_cons, sign: int):

@@ -288,18 +288,60 @@ def compile_game(rules: LimitPokerRules, abstraction: CardAbstraction | None = N
 
     H = len(b.hands)
     hands = np.array(b.hands, dtype=np.int32).reshape(H, k)
-    B = len(b.board_cards)
-    board_valid = np.ones((B, H), dtype=np.bool_)
-    for bi, key in enumerate(b.board_cards):
+    board_valid = _board_valid(b.board_cards, hands)
+    ntype = np.array(b.ntype, dtype=np.int8)
+    child_count = np.array([len(x) for x in b.kids], dtype=np.int32)
+    child_start = np.zeros(len(ntype), dtype=np.int32)
+    child_start[1:] = np.cumsum(child_count)[:-1]
+    edges = _edges(b, child_start, child_count)
+    dnode = np.flatnonzero(ntype == DECISION).astype(np.int32)
+    dslot = np.full(len(ntype), -1, dtype=np.int32)
+    dslot[dnode] = np.arange(len(dnode), dtype=np.int32)
+    nboard = np.array(b.nboard, dtype=np.int32)
+    nround = np.array(b.nround, dtype=np.int8)
+    nplayer = np.array(b.nplayer, dtype=np.int8)
+    showdown = _showdown_order(rules, b.board_cards, hands, board_valid,
+                               np.unique(nboard[ntype == SHOWDOWN]))
+    if abstraction is None:
+        info, info_player, info_round, nact, labels, info_d, info_hand = _real_infosets(
+            b, board_valid, dnode, nboard, nround, nplayer, child_count)
+        name = None
+    else:
+        info, info_player, info_round, nact, labels, info_d = _abstract_infosets(
+            rules, abstraction, b, hands, board_valid, dnode, nboard, nround, nplayer, child_count,
+            b.history, suit_isomorphism)
+        name = abstraction.name
+        info_hand = np.full(len(info_d), -1, dtype=np.int32)
+
+    g = CompiledGame(
+        rules=rules, abstraction=name, hands=hands, board_cards=b.board_cards, board_valid=board_valid,
+        ntype=ntype, nplayer=nplayer, nround=nround, nboard=nboard, child_start=child_start,
+        child_count=child_count, **edges,
+        cw=np.array(b.cw), contrib=np.array(b.contrib, dtype=np.int64), history=b.history, dslot=dslot,
+        dnode=dnode, **showdown,
+        info=info, info_player=np.asarray(info_player, np.int8), info_nact=np.asarray(nact, np.int8),
+        info_round=np.asarray(info_round, np.int8), info_d=np.asarray(info_d, np.int32),
+        info_hand=info_hand, bucket_labels=labels,
+        canon=b.canon)
+    g._hand_index = b.hand_index
+    g._node_index = {(b.history[dnode[d]], int(nboard[dnode[d]])): d for d in range(len(dnode))}
+    return g
+
+
+def _board_valid(board_cards: list, hands: np.ndarray) -> np.ndarray:
+    """(B, H) bool: hand ``h`` shares no card with board ``b``."""
+    board_valid = np.ones((len(board_cards), len(hands)), dtype=np.bool_)
+    for bi, key in enumerate(board_cards):
         for o in key:
             for c in o:
                 board_valid[bi] &= ~(hands == c).any(axis=1)
+    return board_valid
 
-    N = len(b.ntype)
-    ntype = np.array(b.ntype, dtype=np.int8)
-    child_count = np.array([len(x) for x in b.kids], dtype=np.int32)
-    child_start = np.zeros(N, dtype=np.int32)
-    child_start[1:] = np.cumsum(child_count)[:-1]
+
+def _edges(b: _Builder, child_start: np.ndarray, child_count: np.ndarray) -> dict:
+    """The edge arrays of :class:`CompiledGame` (``children`` .. ``perm_inv``): each node's
+    children in order and, for a chance edge, its orbit's scale and suit permutations."""
+    H = len(b.hands)
     E = int(child_count.sum())
     children = np.array([c for x in b.kids for c, _ in x], dtype=np.int32).reshape(E)
     child_action = np.array([a for x in b.kids for _, a in x], dtype=np.int8).reshape(E)
@@ -316,24 +358,24 @@ def compile_game(rules: LimitPokerRules, abstraction: CardAbstraction | None = N
             flat_perms.extend(pids)
     perms = np.array(b.perms, dtype=np.int32).reshape(len(b.perms), H)
     perm_inv = perms[np.array(flat_perms, dtype=np.int64)] if flat_perms else np.zeros((0, H), np.int32)
+    return {"children": children, "child_action": child_action, "edge_scale": edge_scale,
+            "edge_perm_start": edge_perm_start, "edge_perm_count": edge_perm_count,
+            "perm_inv": perm_inv}
 
-    dnode = np.flatnonzero(ntype == DECISION).astype(np.int32)
-    dslot = np.full(N, -1, dtype=np.int32)
-    dslot[dnode] = np.arange(len(dnode), dtype=np.int32)
-    nboard = np.array(b.nboard, dtype=np.int32)
-    nround = np.array(b.nround, dtype=np.int8)
-    nplayer = np.array(b.nplayer, dtype=np.int8)
 
-    # showdown strengths for final boards
+def _showdown_order(rules: LimitPokerRules, board_cards: list, hands: np.ndarray,
+                    board_valid: np.ndarray, final_boards: np.ndarray) -> dict:
+    """The showdown arrays of :class:`CompiledGame` (``strength`` .. ``order``): on every
+    final board, each valid hand's strength and the valid hands sorted by it."""
+    B, H = board_valid.shape
     rank_fn = ranking.RANKINGS[rules.ranking]
     strength = np.zeros((B, H), dtype=np.int64)
     order_start = np.zeros(B, dtype=np.int32)
     order_len = np.zeros(B, dtype=np.int32)
     order_parts = []
     pos = 0
-    final_boards = np.unique(nboard[ntype == SHOWDOWN])
     for bi in final_boards:
-        flat = np.array([c for o in b.board_cards[bi] for c in o], dtype=np.int64)
+        flat = np.array([c for o in board_cards[bi] for c in o], dtype=np.int64)
         valid = np.flatnonzero(board_valid[bi])
         strength[bi, valid] = rank_fn(hands[valid].astype(np.int64), flat, rules.n_suits)
         o = valid[np.argsort(strength[bi, valid], kind="stable")].astype(np.int32)
@@ -342,50 +384,32 @@ def compile_game(rules: LimitPokerRules, abstraction: CardAbstraction | None = N
         order_parts.append(o)
         pos += len(o)
     order = np.concatenate(order_parts) if order_parts else np.zeros(0, np.int32)
+    return {"strength": strength, "order_start": order_start, "order_len": order_len,
+            "order": order}
 
-    # infosets
+
+def _real_infosets(b: _Builder, board_valid, dnode, nboard, nround, nplayer, child_count):
+    """Infosets of the unabstracted game: one per orbit of (decision node, hand) under the
+    suit permutations fixing the board, so strategies are suit-symmetric by construction
+    (needed for the LP on canonical boards). Returns (info, player, round, number of
+    actions, labels (None), a decision index and the representative hand of each)."""
+    B, H = board_valid.shape
     D = len(dnode)
-    hist_arr = b.history
     valid_d = board_valid[nboard[dnode]]  # (D, H)
-    if abstraction is None:
-        # one infoset per orbit of (node, hand) under the suit permutations fixing the board, so
-        # strategies are suit-symmetric by construction (needed for the LP on canonical boards)
-        rep = np.tile(np.arange(H, dtype=np.int64), (B, 1))
-        for bi in range(B):
-            for gperm in b.board_stab[bi]:
-                rep[bi] = np.minimum(rep[bi], b.perms[b.hand_perm_inv(gperm)])
-        dd, hh = np.nonzero(valid_d)
-        keys = dd.astype(np.int64) * H + rep[nboard[dnode[dd]], hh]
-        uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
-        info = np.full((D, H), -1, dtype=np.int32)
-        info[dd, hh] = inv.astype(np.int32)
-        d_u, h_u = dd[first], rep[nboard[dnode[dd[first]]], hh[first]]
-        info_d, info_hand, labels = d_u.astype(np.int32), h_u.astype(np.int32), None
-        info_player = nplayer[dnode[d_u]]
-        info_round = nround[dnode[d_u]]
-        nact = child_count[dnode[d_u]].astype(np.int8)
-        name = None
-    else:
-        info, info_player, info_round, nact, labels, info_d = _abstract_infosets(
-            rules, abstraction, b, hands, board_valid, dnode, nboard, nround, nplayer, child_count,
-            hist_arr, suit_isomorphism)
-        name = abstraction.name
-        info_hand = np.full(len(info_d), -1, dtype=np.int32)
-
-    g = CompiledGame(
-        rules=rules, abstraction=name, hands=hands, board_cards=b.board_cards, board_valid=board_valid,
-        ntype=ntype, nplayer=nplayer, nround=nround, nboard=nboard, child_start=child_start,
-        child_count=child_count, children=children, child_action=child_action, edge_scale=edge_scale,
-        edge_perm_start=edge_perm_start, edge_perm_count=edge_perm_count, perm_inv=perm_inv,
-        cw=np.array(b.cw), contrib=np.array(b.contrib, dtype=np.int64), history=hist_arr, dslot=dslot,
-        dnode=dnode, strength=strength, order_start=order_start, order_len=order_len, order=order,
-        info=info, info_player=np.asarray(info_player, np.int8), info_nact=np.asarray(nact, np.int8),
-        info_round=np.asarray(info_round, np.int8), info_d=np.asarray(info_d, np.int32),
-        info_hand=info_hand, bucket_labels=labels,
-        canon=b.canon)
-    g._hand_index = b.hand_index
-    g._node_index = {(hist_arr[dnode[d]], int(nboard[dnode[d]])): d for d in range(D)}
-    return g
+    rep = np.tile(np.arange(H, dtype=np.int64), (B, 1))
+    for bi in range(B):
+        for gperm in b.board_stab[bi]:
+            rep[bi] = np.minimum(rep[bi], b.perms[b.hand_perm_inv(gperm)])
+    dd, hh = np.nonzero(valid_d)
+    keys = dd.astype(np.int64) * H + rep[nboard[dnode[dd]], hh]
+    uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+    info = np.full((D, H), -1, dtype=np.int32)
+    info[dd, hh] = inv.astype(np.int32)
+    d_u, h_u = dd[first], rep[nboard[dnode[dd[first]]], hh[first]]
+    info_player = nplayer[dnode[d_u]]
+    info_round = nround[dnode[d_u]]
+    nact = child_count[dnode[d_u]].astype(np.int8)
+    return info, info_player, info_round, nact, None, d_u.astype(np.int32), h_u.astype(np.int32)
 
 
 def _abstract_infosets(rules, abstraction, b, hands, board_valid, dnode, nboard, nround, nplayer,

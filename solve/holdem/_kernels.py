@@ -439,6 +439,14 @@ def lbr_game(ntype, player, rnd, nact, child, code, spent, bets, n_rounds, tabs,
     decision picks the best of fold / check-call / bet-raise, valuing check-call as checking
     and calling to the showdown and bet-raise by the range's fold probability and the equity
     against the hands that continue (Lisy & Bowling 2017, algorithm 1, with the limit bet).
+
+    One function on purpose (issue 48): it follows one deal down one path of the betting tree,
+    and every step updates the same per-deal state in place (the opponent's range ``w`` and
+    the part of it that calls ``wc``, its buckets ``obk``, the dead cards ``used``: scratch
+    arrays :func:`lbr_values` allocates for each deal). The parts that stand alone are helpers
+    already (``_wp``, ``policy_probs``, ``hand_buckets``, ``_terminal_value``); splitting the
+    rest (the range update when a round starts, the opponent's sampled action, LBR's choice)
+    would pass ten to fifteen of those arrays to every call.
     """
     o = 1 - seat
     h0 = deal[2 * seat]

@@ -609,6 +609,15 @@ def lbr_board(ntype, player, rnd, nact, child, code, size, spent, parent, pact, 
     hands that call. Equity is exact on the river and on the turn (every river card); before,
     over the completions of the seen board given by ``perms`` (each row a permutation of the
     deck: the first cards not on the seen board), a completion that hits LBR's hand skipped.
+
+    One function on purpose (issue 48): it is one preorder walk over the betting tree (a
+    subtree neither side reaches is skipped by its size), called once per board under
+    ``prange`` by :func:`lbr_boards`, whose state lives in its local arrays: the runout tables,
+    the range's masks and the opponent's buckets built first, then per depth each side's reach
+    and the strategy (``RL``, ``RO``, ``SG``). The parts that stand alone are helpers already
+    (``runout_hands``, ``_lbr_equity``, ``_child_reach``, ``terminal_values``, ``fold_sums``);
+    splitting the rest would pass some thirty of those arrays to every call (LBR's decision
+    alone reads about thirty).
     """
     o = 1 - seat
     N = ntype.shape[0]

@@ -181,8 +181,7 @@ def solve_holdem(args: HoldemSolveOptions) -> int:
 def _solve_locked(args: HoldemSolveOptions, ddir: Path, name: str, label: str, clock,
                   unit: str) -> int:
     """:func:`solve_holdem` once it holds the run's lock (one solve per name at a time)."""
-    out_dir = ddir / "strategies" / name
-    ckpt = out_dir / "checkpoint"
+    ckpt = ddir / "strategies" / name / "checkpoint"
     if args.resume and not (ckpt / "state.json").exists():
         raise UserError(f"no checkpoint to resume for {name!r} ({ckpt}; a finished run keeps "
                         "its checkpoint only when solved with --keep-checkpoint)")
@@ -190,47 +189,85 @@ def _solve_locked(args: HoldemSolveOptions, ddir: Path, name: str, label: str, c
         args = _settings_of_checkpoint(args, ckpt)
         label = algorithm_label(args)
     _sampler_options(args)  # before the lookups load (minutes at full size)
+    run = _HoldemRun(args, ddir, name, label, clock, unit)
+    run.solve()
+    return run.finish()
 
-    wall0 = time.time()
-    t0 = time.perf_counter()
-    buckets = _buckets(args.abstraction, ddir)
-    load_seconds = time.perf_counter() - t0
-    tree = build_tree(HoldemRules(n_rounds=buckets.n_rounds, max_bets=args.max_bets))
-    solver = make_solver(args, tree, buckets)
-    log, solve_seconds = [], 0.0
-    if args.resume:
+
+class _HoldemRun:
+    """One Hold'em solve run under its lock: the lookups, tree and solver (resumed from the
+    checkpoint if asked), the evaluation log and the seconds spent solving and otherwise.
+
+    ``clock`` counts the solving seconds (``CLOCKS``), ``unit`` names them.
+    :meth:`solve` iterates, evaluating and checkpointing on the ``--checkpoint-minutes``
+    grid; :meth:`finish` stores the strategy.
+    """
+
+    def __init__(self, args: HoldemSolveOptions, ddir: Path, name: str, label: str, clock,
+                 unit: str):
+        self.args, self.ddir, self.name, self.label = args, ddir, name, label
+        self.clock, self.unit = clock, unit
+        self.out_dir = ddir / "strategies" / name
+        self.ckpt = self.out_dir / "checkpoint"
+        self.wall0 = time.time()
+        t0 = time.perf_counter()
+        self.buckets = _buckets(args.abstraction, ddir)
+        load_seconds = time.perf_counter() - t0
+        self.tree = build_tree(HoldemRules(n_rounds=self.buckets.n_rounds,
+                                           max_bets=args.max_bets))
+        self.solver = make_solver(args, self.tree, self.buckets)
+        self.log, self.solve_seconds = [], 0.0
+        if args.resume:
+            self._resume()
+        self._announce(load_seconds)
+        # Wall seconds of what is not solving, named in the final summary (issue 47).
+        self.overhead = {"loading": load_seconds, "evaluating": 0.0, "checkpointing": 0.0}
+
+    def _resume(self) -> None:
+        """The solver's arrays, the log and the solving seconds from the run's checkpoint."""
+        args, name = self.args, self.name
         if ":" not in args.abstraction:  # a stored abstraction, not synthetic:K0,K1,...
-            refuse_stale_checkpoint(ckpt / "state.json", built_at(args.abstraction, ddir), name,
-                                    args.abstraction)
+            refuse_stale_checkpoint(self.ckpt / "state.json",
+                                    built_at(args.abstraction, self.ddir), name, args.abstraction)
         try:
-            state = solver.load(ckpt)
+            state = self.solver.load(self.ckpt)
         except (ValueError, KeyError, OSError) as exc:
             raise UserError(f"cannot resume {name!r}: {exc}") from None
-        log, solve_seconds = state.get("log", []), float(state.get("solve_seconds", 0.0))
-    gib = 2 * solver.size_ * 4 / 2 ** 30
-    print(f"{name}: abstraction {buckets.name} buckets {'/'.join(map(str, buckets.n_buckets))}, "
-          f"{tree.n_nodes} betting nodes, {solver.size_:,} (infoset, action) pairs, "
-          f"{gib:.2f} GiB of regrets + averages; lookups loaded in {load_seconds:.1f}s")
+        self.log, self.solve_seconds = (state.get("log", []),
+                                        float(state.get("solve_seconds", 0.0)))
 
-    def state():  # what a checkpoint records beside the arrays
-        return {"log": log, "solve_seconds": solve_seconds, "spec": args.abstraction}
+    def _announce(self, load_seconds: float) -> None:
+        """One line: the abstraction, the game's size and the memory the solver holds."""
+        buckets, solver = self.buckets, self.solver
+        gib = 2 * solver.size_ * 4 / 2 ** 30
+        print(f"{self.name}: abstraction {buckets.name} buckets "
+              f"{'/'.join(map(str, buckets.n_buckets))}, "
+              f"{self.tree.n_nodes} betting nodes, {solver.size_:,} (infoset, action) pairs, "
+              f"{gib:.2f} GiB of regrets + averages; lookups loaded in {load_seconds:.1f}s")
 
-    # Wall seconds of what is not solving, named in the final summary (issue 47).
-    overhead = {"loading": load_seconds, "evaluating": 0.0, "checkpointing": 0.0}
+    def state(self) -> dict:
+        """What a checkpoint records beside the arrays."""
+        return {"log": self.log, "solve_seconds": self.solve_seconds,
+                "spec": self.args.abstraction}
 
-    def checkpoint():
+    def checkpoint(self) -> None:
+        """Save the solver's state (and, with ``--keep-averages``, this average strategy)."""
         tc = time.perf_counter()
-        solver.save(ckpt, state())
-        if args.keep_averages:
-            _atomic_npy(ckpt / f"average-{solver.iteration_}.npy", solver.average_)
-        overhead["checkpointing"] += time.perf_counter() - tc
+        solver = self.solver
+        solver.save(self.ckpt, self.state())
+        if self.args.keep_averages:
+            _atomic_npy(self.ckpt / f"average-{solver.iteration_}.npy", solver.average_)
+        self.overhead["checkpointing"] += time.perf_counter() - tc
 
-    def evaluate():
+    def evaluate(self) -> dict:
+        """The average strategy against the baselines (duplicate matches) and its LBR bound,
+        appended to the log as one entry, which is returned."""
         te = time.perf_counter()
-        pol = Policy.table(name, tree, buckets, solver.average_)
-        entry = {"iterations": solver.iteration_, "solve_seconds": round(solve_seconds, 1),
-                 "clock": args.clock, "wall_seconds": round(time.time() - wall0, 1)}
-        seed = 1000 + len(log)
+        args, tree, buckets, solver = self.args, self.tree, self.buckets, self.solver
+        pol = Policy.table(self.name, tree, buckets, solver.average_)
+        entry = {"iterations": solver.iteration_, "solve_seconds": round(self.solve_seconds, 1),
+                 "clock": args.clock, "wall_seconds": round(time.time() - self.wall0, 1)}
+        seed = 1000 + len(self.log)
         for base, make in (("always_call", Policy.always_call),
                            ("always_raise", Policy.always_raise)):
             e = duplicate_match(tree, pol, make(tree, buckets), args.h2h_deals, seed=seed)
@@ -238,68 +275,102 @@ def _solve_locked(args: HoldemSolveOptions, ddir: Path, name: str, label: str, c
             entry[f"vs_{base}_hw"] = round(e.half_width, 2)
         lbr = lbr_estimate(tree, pol, args.lbr_deals, args.lbr_boards, seed)
         if lbr is not None:
-            (lbr, s0, s1), unit = lbr
+            (lbr, s0, s1), lbr_unit = lbr
             entry.update(lbr_mbb=round(lbr.mean, 2), lbr_hw=round(lbr.half_width, 2),
                          lbr_seat0_mbb=round(s0.mean, 2), lbr_seat1_mbb=round(s1.mean, 2))
-            entry[f"lbr_{unit}"] = lbr.n
+            entry[f"lbr_{lbr_unit}"] = lbr.n
         entry["eval_seconds"] = round(time.perf_counter() - te, 1)
-        overhead["evaluating"] += entry["eval_seconds"]
-        log.append(entry)
+        self.overhead["evaluating"] += entry["eval_seconds"]
+        self.log.append(entry)
         return entry
 
-    limit = args.time_limit  # total seconds of solving, a resumed run's earlier ones included
-    target = args.iterations if args.iterations is not None else (
-        None if limit is not None else 100_000)  # total iterations, likewise
-    every = args.checkpoint_minutes * 60.0
-    bar = progress_bar(total=round(limit) if limit else target, unit="s" if limit else "it",
-               desc=f"{label} holdem {buckets.name}",
-               initial=min(round(solve_seconds), round(limit)) if limit else solver.iteration_)
-    # checkpoints stay on the --checkpoint-minutes grid when a run resumes from between two
-    chunk, last_ckpt = solver.first_chunk, (solve_seconds // every) * every
-    with bar, deferred_stop() as stop:  # Ctrl-C / SIGTERM: finish the chunk, checkpoint, stop
-        while True:
-            if target is not None and solver.iteration_ >= target:
-                break
-            if limit is not None and solve_seconds >= limit:
-                break
-            step = chunk if target is None else min(chunk, target - solver.iteration_)
-            ts, tw = clock(), time.perf_counter()
-            solver.iterate(step)
-            took, took_wall = clock() - ts, time.perf_counter() - tw
-            solve_seconds += took
-            # ~2 s (wall) chunks
-            chunk = int(min(max(step * 2.0 / max(took_wall, 1e-3), 1), 5_000_000))
-            bar.update(min(round(solve_seconds), round(limit)) - bar.n if limit else step)
-            bar.set_postfix(it=f"{solver.iteration_:,}",
-                            rate=f"{step / max(took, 1e-9):,.0f} it/{unit}",
-                            checkpoint_in=f"{max(every - (solve_seconds - last_ckpt), 0):,.0f} {unit}")
-            if stop.requested:
-                solver.save(ckpt, state())  # no evaluation: stop promptly
-                bar.write(f"{name}: stopped at {solver.iteration_:,} iterations, "
-                          f"{solve_seconds:,.0f} {unit}; checkpoint saved "
-                          "(--resume continues)")
-                raise KeyboardInterrupt
-            if solve_seconds - last_ckpt >= every:
-                last_ckpt = (solve_seconds // every) * every
-                e = evaluate()
-                checkpoint()
-                bar.write(_line(e))
-    if not log or log[-1]["iterations"] != solver.iteration_:
-        print(_line(evaluate()))
-    if args.keep_checkpoint:
-        checkpoint()
-    # Without --keep-checkpoint the last periodic checkpoint stays until the table is stored
-    # (a stop while storing resumes from it), then goes: regrets and averages are twice the
-    # table's size, and a finished run rarely continues.
-    ts = time.perf_counter()
-    rc = _store(ddir, name, out_dir, tree, buckets, solver, log, solve_seconds,
-                time.time() - wall0, args)
-    overhead["storing"] = time.perf_counter() - ts
-    if not args.keep_checkpoint:
-        _remove_checkpoint(ckpt)
-    _summary(name, out_dir, time.time() - wall0, solve_seconds, unit, overhead,
-             kept=args.keep_checkpoint)
-    return rc
+    def solve(self) -> None:
+        """Iterate in chunks of about 2 s (wall) up to ``--iterations`` or ``--time-limit``
+        (totals, a resumed run's earlier ones included; 100,000 iterations if neither),
+        evaluating and checkpointing every ``--checkpoint-minutes``. Ctrl-C / SIGTERM finish
+        the chunk, checkpoint and raise KeyboardInterrupt."""
+        args, solver = self.args, self.solver
+        limit = args.time_limit
+        target = args.iterations if args.iterations is not None else (
+            None if limit is not None else 100_000)
+        every = args.checkpoint_minutes * 60.0
+        bar = self._progress_bar(limit, target)
+        # checkpoints stay on the --checkpoint-minutes grid when a run resumes from between two
+        chunk, last_ckpt = solver.first_chunk, (self.solve_seconds // every) * every
+        with bar, deferred_stop() as stop:
+            while True:
+                if target is not None and solver.iteration_ >= target:
+                    break
+                if limit is not None and self.solve_seconds >= limit:
+                    break
+                step = chunk if target is None else min(chunk, target - solver.iteration_)
+                took, took_wall = self._iterate(step)
+                # ~2 s (wall) chunks
+                chunk = int(min(max(step * 2.0 / max(took_wall, 1e-3), 1), 5_000_000))
+                self._show(bar, step, took, limit, every - (self.solve_seconds - last_ckpt))
+                if stop.requested:
+                    self._stop(bar)
+                if self.solve_seconds - last_ckpt >= every:
+                    last_ckpt = (self.solve_seconds // every) * every
+                    e = self.evaluate()
+                    self.checkpoint()
+                    bar.write(_line(e))
+
+    def _progress_bar(self, limit: float | None, target: int | None):
+        """Seconds of solving towards ``limit`` if given, else iterations towards ``target``."""
+        return progress_bar(
+            total=round(limit) if limit else target, unit="s" if limit else "it",
+            desc=f"{self.label} holdem {self.buckets.name}",
+            initial=(min(round(self.solve_seconds), round(limit)) if limit
+                     else self.solver.iteration_))
+
+    def _iterate(self, step: int) -> tuple[float, float]:
+        """``step`` iterations; their seconds on the run's clock (added to the solving
+        seconds) and on the wall clock."""
+        ts, tw = self.clock(), time.perf_counter()
+        self.solver.iterate(step)
+        took, took_wall = self.clock() - ts, time.perf_counter() - tw
+        self.solve_seconds += took
+        return took, took_wall
+
+    def _show(self, bar, step: int, took: float, limit: float | None,
+              to_checkpoint: float) -> None:
+        """Advance the bar by a chunk of ``step`` iterations that took ``took`` seconds."""
+        unit = self.unit
+        bar.update(min(round(self.solve_seconds), round(limit)) - bar.n if limit else step)
+        bar.set_postfix(it=f"{self.solver.iteration_:,}",
+                        rate=f"{step / max(took, 1e-9):,.0f} it/{unit}",
+                        checkpoint_in=f"{max(to_checkpoint, 0):,.0f} {unit}")
+
+    def _stop(self, bar) -> None:
+        """A stop was requested: save the checkpoint (no evaluation: stop promptly), say so
+        and raise KeyboardInterrupt."""
+        self.solver.save(self.ckpt, self.state())
+        bar.write(f"{self.name}: stopped at {self.solver.iteration_:,} iterations, "
+                  f"{self.solve_seconds:,.0f} {self.unit}; checkpoint saved "
+                  "(--resume continues)")
+        raise KeyboardInterrupt
+
+    def finish(self) -> int:
+        """Evaluate the last iterations if not yet, store the strategy, drop the checkpoint
+        unless ``--keep-checkpoint`` and print where the time went; the exit status."""
+        args, solver = self.args, self.solver
+        if not self.log or self.log[-1]["iterations"] != solver.iteration_:
+            print(_line(self.evaluate()))
+        if args.keep_checkpoint:
+            self.checkpoint()
+        # Without --keep-checkpoint the last periodic checkpoint stays until the table is
+        # stored (a stop while storing resumes from it), then goes: regrets and averages are
+        # twice the table's size, and a finished run rarely continues.
+        ts = time.perf_counter()
+        rc = _store(self.ddir, self.name, self.out_dir, self.tree, self.buckets, solver,
+                    self.log, self.solve_seconds, time.time() - self.wall0, args)
+        self.overhead["storing"] = time.perf_counter() - ts
+        if not args.keep_checkpoint:
+            _remove_checkpoint(self.ckpt)
+        _summary(self.name, self.out_dir, time.time() - self.wall0, self.solve_seconds,
+                 self.unit, self.overhead, kept=args.keep_checkpoint)
+        return rc
 
 
 def _remove_checkpoint(ckpt: Path) -> None:
