@@ -73,12 +73,15 @@ def river_setup_seconds(tree, pol, flop, orbits, turns, rows) -> tuple[float, in
     """CPU seconds of the river boards' set-up on ``flop`` under its first ``turns`` turn cards
     (0: all) of ``orbits`` (:func:`best_response.board_orbits`): the turn's buckets and table
     of action probabilities, and per river board the buckets, the hands in strength order and
-    the river's table in that order; and the number of river boards."""
+    the probability tables of every river segment root in that order (as the walk fills them,
+    one root at a time); and the number of river boards."""
     kind, S, off, _ = pol.args()
     PR = tuple(np.zeros((int(r), 1326)) for r in rows[4])
     dpa, dpb, dpi = BR.deck_pairs(BR.FULL_DECK)
     P = len(dpi)
-    Q3 = np.zeros((int(rows[4][3]), -(-P // B.FILL_BLOCK) * B.FILL_BLOCK))
+    roots = np.array([n for n in rows[2] if tree.round[tree.parent[n]] == 2])
+    Q3 = np.zeros((B.segment_rows(rows[2], rows[3], tree.nact, tree.size), P))
+    rb3 = np.zeros(P, np.int64)
     ob = np.zeros((4, 1326), np.int64)
     SL = tuple(np.zeros(P, np.int64) for _ in range(4)) + (np.zeros(1, np.int64),)
     board = np.zeros(5, np.int64)
@@ -86,8 +89,8 @@ def river_setup_seconds(tree, pol, flop, orbits, turns, rows) -> tuple[float, in
     bk, tabs = pol.buckets.lookup, indexer_tables()
     B.round_buckets(1, board, 3, dpa, dpb, dpi, P, bk, tabs, ob)
     B.sorted_hands(np.array([0, 1, 2, 3, 4]), dpa, dpb, dpi, P, *SL[:4])  # compile
-    B.fill_river_probs(kind, S, off, tree.nact, tree.code, rows[2][:1], rows[3], ob[3], SL[0],
-                       1, Q3)
+    B.fill_segment_probs(kind, S, off, tree.nact, tree.code, rows[2], rows[3], roots[0],
+                         roots[0] + tree.size[roots[0]], rb3, 1, Q3)
     _, tcard, _, _, rturn, rcard, _, _ = orbits
     n = 0
     t = time.process_time()
@@ -100,8 +103,10 @@ def river_setup_seconds(tree, pol, flop, orbits, turns, rows) -> tuple[float, in
             board[4] = rcard[m]
             B.round_buckets(3, board, 5, dpa, dpb, dpi, P, bk, tabs, ob)
             H = B.sorted_hands(board, dpa, dpb, dpi, P, *SL[:4])
-            B.fill_river_probs(kind, S, off, tree.nact, tree.code, rows[2], rows[3], ob[3],
-                               SL[0], H, Q3)
+            rb3[:H] = ob[3, SL[0][:H]]
+            for n in roots:
+                B.fill_segment_probs(kind, S, off, tree.nact, tree.code, rows[2], rows[3], n,
+                                     n + tree.size[n], rb3, H, Q3)
             n += 1
     return time.process_time() - t, n
 

@@ -12,7 +12,7 @@ Conventions (besides those of ``_kernels.py`` and ``_vector_kernels.py``):
   ``LN`` the tree node, ``LC`` the local ids of its children, ``DEAD`` no opponent hand
   reaches it (its values are 0). A *transition* is a node of round r+1 under round r.
 - The river's vectors run over the board's live hands in ascending strength instead (see
-  ``fill_river_probs`` and below), one segment at a time.
+  ``fill_segment_probs`` and below), one segment at a time.
 - Values are counterfactual sums: ``V[h]`` at a node with seen board b is the sum over the
   opponent hands h' that miss h and b of ``RO[h'] * E[chips | h, h', b]`` (E over the cards
   still to come). Given two hands and b, every next card is equally likely, one of
@@ -72,7 +72,7 @@ def fill_probs(r, nb, board, kind, S, off, nact, code, rnodes, prow, ob, dpa, dp
                PR):
     """``PR[r][prow[n] + a, h]``: the strategy's probability of action a at every round-r
     decision node n (``rnodes``) for every deck pair h missing the board (its bucket
-    ``ob[r, h]``), on the flop and turn (the river's: ``fill_river_probs``). Hand-major reads
+    ``ob[r, h]``), on the flop and turn (the river's: ``fill_segment_probs``). Hand-major reads
     (a bucket's weights of a round are contiguous), so the walk then reads rows: a lookup per
     node and hand would be a cache (and TLB) miss in weights of gigabytes."""
     T = PR[r]
@@ -352,51 +352,64 @@ def _next_board(nb, c, board, bk, tabs, ob, pol, T, PT, RN, dpa, dpb, dpi, P, SL
 # turn's vectors (pair indices) are read once per segment root and written once per segment
 # value.
 
-#: hands per block of the river probability table's fill (one cache line of float64)
-FILL_BLOCK = 8
+
+@njit(cache=True)
+def fill_segment_probs(kind, S, off, nact, code, rnodes3, prow, root, end, rb3, H, Q):
+    """``Q[prow[n] - prow[root] + a, i]``: the strategy's probability of action a at every
+    river decision node n of the segment under ``root`` (the nodes ``root .. end-1``; its
+    rows are consecutive) for the i-th hand in strength order (river bucket ``rb3[i]``).
+
+    Filled per segment root just before its segments are walked, so the table (tens of rows)
+    stays in cache: a table of every river node (~15,000 rows x 1,081 hands, ~125 MB per
+    board) would be written once and read back twice from memory. A hand's weights at the
+    segment's nodes are a few consecutive cache lines of its bucket's block, so after the
+    first node the reads hit the cache."""
+    probs = np.zeros(3)
+    m0 = np.searchsorted(rnodes3, root)
+    m1 = np.searchsorted(rnodes3, end)
+    q0 = prow[root]
+    for m in range(m0, m1):
+        n = rnodes3[m]
+        k = nact[n]
+        row = prow[n] - q0
+        if kind == KIND_TABLE:  # policy_probs, written out
+            o0 = off[n, 0]
+            o1 = off[n, 1]
+            for i in range(H):
+                base = o0 + rb3[i] * o1
+                t = 0.0
+                for a in range(k):
+                    t += S[base + a]
+                u = 1.0 / t if t > 0 else 0.0  # one division per node and hand
+                for a in range(k):
+                    Q[row + a, i] = S[base + a] * u if t > 0 else 1.0 / k
+        else:
+            for i in range(H):
+                policy_probs(kind, S, off, n, nact, code, rb3[i], probs)
+                for a in range(k):
+                    Q[row + a, i] = probs[a]
 
 
 @njit(cache=True)
-def fill_river_probs(kind, S, off, nact, code, rnodes, prow, ob3, sidx, H, Q):
-    """``Q[prow[n] + a, i]``: the strategy's probability of action a at every river decision
-    node n (``rnodes``) for the i-th hand in strength order (river bucket ``ob3[sidx[i]]``).
-
-    Blocks of ``FILL_BLOCK`` hands: a bucket's weights of the river are contiguous, so each
-    hand of a block streams its bucket's block while every row gets a whole cache line of the
-    block's hands at once (hand by hand, each write would touch another line of a table of
-    ~100 MB)."""
-    probs = np.zeros(3)
-    bk = np.empty(FILL_BLOCK, np.int64)
-    for i0 in range(0, H, FILL_BLOCK):
-        i1 = min(i0 + FILL_BLOCK, H)
-        for j in range(i0, i1):
-            bk[j - i0] = ob3[sidx[j]]
-        for m in range(len(rnodes)):
-            n = rnodes[m]
-            k = nact[n]
-            row = prow[n]
-            for j in range(i0, i1):
-                b = bk[j - i0]
-                if kind == KIND_TABLE:  # policy_probs, written out
-                    base = off[n, 0] + b * off[n, 1]
-                    t = 0.0
-                    for a in range(k):
-                        t += S[base + a]
-                    for a in range(k):
-                        Q[row + a, j] = S[base + a] / t if t > 0 else 1.0 / k
-                else:
-                    policy_probs(kind, S, off, n, nact, code, b, probs)
-                    for a in range(k):
-                        Q[row + a, j] = probs[a]
+def segment_rows(rnodes3, prow, nact, size):
+    """The most rows of one river segment's probability table (``fill_segment_probs``)."""
+    most = 1
+    for m in range(len(rnodes3)):
+        n = rnodes3[m]
+        last = rnodes3[np.searchsorted(rnodes3, n + size[n]) - 1]
+        most = max(most, prow[last] + nact[last] - prow[n])
+    return most
 
 
 @njit(cache=True)
 def river_forward(root, p, T, Q, prow, RO, LN, LC, SLOT, DEAD, H):
     """Opponent reach at every node of the river segment under ``root`` (``RO[0]`` set by the
-    caller), in strength order; lists its nodes (``LN``) and children (``LC``). ``SLOT[l]``:
-    the row of ``RO`` holding node l's reach (a responder node's children share their
-    parent's: its choice does not change the opponent's reach). ``DEAD[l]``: no opponent hand
-    reaches node l (found while its reach is written). Returns the number of nodes."""
+    caller), in strength order; ``Q[prow[n] - prow[root] + a]`` the probabilities of action a
+    at node n (``fill_segment_probs``). Lists the segment's nodes (``LN``) and children
+    (``LC``). ``SLOT[l]``: the row of ``RO`` holding node l's reach (a responder node's
+    children share their parent's: its choice does not change the opponent's reach).
+    ``DEAD[l]``: no opponent hand reaches node l (found while its reach is written). Returns
+    the number of nodes."""
     ntype, player, rnd, nact, code, child, size, spent = T
     LN[0] = root
     SLOT[0] = 0
@@ -424,7 +437,7 @@ def river_forward(root, p, T, Q, prow, RO, LN, LC, SLOT, DEAD, H):
                 SLOT[LC[l, a]] = SLOT[l]
         else:
             x = RO[SLOT[l]]
-            base = prow[n]
+            base = prow[n] - prow[root]
             for a in range(k):
                 SLOT[LC[l, a]] = ns
                 y = RO[ns]
@@ -452,19 +465,42 @@ def river_fold(reach, pay, H, sa, sb, card, out):
 
 @njit(cache=True)
 def river_showdown(reach, pay, H, sa, sb, gend, card, out):
-    """``out[i] = pay * (reach beaten by hand i - reach beating it)``, strength order."""
-    showdown_sums(H, sa, sb, gend, reach, card, out)
-    for i in range(H):
-        out[i] *= pay
+    """``out[i] = pay * (reach beaten by hand i - reach beating it)``, strength order, the
+    reach summed over the hands sharing no card with i.
+
+    One pass up the tie groups gives per hand W (compatible reach strictly weaker: the sums
+    before its group, less the hands holding one of its cards) and WT (weaker or tied: the
+    same after its group, itself excluded); one gather pass the compatible total F. Then
+    beaten minus beating is W - (F - WT) (``showdown_sums`` takes a second pass down with
+    its own card sums instead)."""
+    card[:] = 0.0
+    cum = 0.0
+    i = 0
+    while i < H:
+        j = gend[i]
+        for k in range(i, j):
+            out[k] = cum - card[sa[k]] - card[sb[k]]
+        for k in range(i, j):
+            x = reach[k]
+            cum += x
+            card[sa[k]] += x
+            card[sb[k]] += x
+        for k in range(i, j):
+            out[k] += cum - card[sa[k]] - card[sb[k]] + reach[k]
+        i = j
+    for k in range(H):
+        out[k] = pay * (out[k] - (cum - card[sa[k]] - card[sb[k]] + reach[k]))
 
 
 @njit(cache=True)
 def river_backward(p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, sa, sb, gend, card):
-    """Values of a river segment (``river_forward``), children first, in strength order:
+    """Values of a river segment (``river_forward``; its root ``LN[0]``), children first, in
+    strength order:
     ``VV[l]`` the best response's at node l, ``VV[L + l]`` the strategy's own (a terminal's
     are the same, kept once in ``VV[l]``)."""
     ntype, player, rnd, nact, code, child, size, spent = T
     L = LN.shape[0]
+    q0 = prow[LN[0]]
     for l in range(nl - 1, -1, -1):
         n = LN[l]
         v = VV[l]
@@ -485,15 +521,15 @@ def river_backward(p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, sa, sb, gen
         v0 = VV[c0]
         p0 = VV[c0 if ntype[LN[c0]] != DECISION else L + c0]
         if player[n] == p:
-            q0 = Q[prow[n]]
+            qa = Q[prow[n] - q0]
             for i in range(H):
                 v[i] = v0[i]
-                vp[i] = q0[i] * p0[i]
+                vp[i] = qa[i] * p0[i]
             for a in range(1, k):
                 c = LC[l, a]
                 va = VV[c]
                 pa = VV[c if ntype[LN[c]] != DECISION else L + c]
-                qa = Q[prow[n] + a]
+                qa = Q[prow[n] - q0 + a]
                 for i in range(H):
                     v[i] = max(v[i], va[i])
                     vp[i] += qa[i] * pa[i]
@@ -533,16 +569,40 @@ def river_segment(src, dv, dvp, root, p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD,
 
 
 @njit(cache=True)
-def _river_board(d, board, bk, tabs, ob, pol, T, rnodes3, prow, dpa, dpb, dpi, P, SL, Q3):
-    """Deal ``d`` as the river: every hand's river bucket, the hands in strength order
-    (``SL``), the river probability table ``Q3`` in that order. Returns the number of hands."""
+def _river_board(d, board, bk, tabs, ob, dpa, dpb, dpi, P, SL, rb3):
+    """Deal ``d`` as the river: the hands in strength order (``SL``) and their river buckets
+    in that order (``rb3``). Returns the number of hands."""
     board[4] = d
     round_buckets(3, board, 5, dpa, dpb, dpi, P, bk, tabs, ob)
     sidx, sa, sb, gend, hs = SL
     H = sorted_hands(board, dpa, dpb, dpi, P, sidx, sa, sb, gend)
     hs[0] = H
-    fill_river_probs(pol[0], pol[1], pol[2], T[3], T[4], rnodes3, prow, ob[3], sidx, H, Q3)
+    for i in range(H):
+        rb3[i] = ob[3, sidx[i]]
     return H
+
+
+@njit(cache=True)
+def _river_segments(I2, NT2, TR2, DE2, LN2, SR):
+    """The live river segments under the turn's ``I2`` instances, by root node: ``SR[0]`` the
+    root, ``SR[1]`` the turn instance, ``SR[2]`` its transition's local id (a root's
+    segments, one per seat, are then walked after one fill of its table). Returns their
+    number."""
+    ns = 0
+    for i2 in range(I2):
+        for k in range(NT2[i2]):
+            l2 = TR2[i2, k]
+            if DE2[i2, l2]:
+                continue
+            SR[0, ns] = LN2[i2, l2]
+            SR[1, ns] = i2
+            SR[2, ns] = l2
+            ns += 1
+    o = np.argsort(SR[0, :ns], kind="mergesort")
+    tmp = SR[:, :ns].copy()
+    for j in range(ns):
+        SR[:, j] = tmp[:, o[j]]
+    return ns
 
 
 @njit(cache=True)
@@ -587,7 +647,7 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
     spent = T[7]
     E = len(entries)
     PR = (np.zeros((1, 1326)), np.zeros((rows[1], 1326)), np.zeros((rows[2], 1326)),
-          np.zeros((1, 1326)))  # the river's table is ``Q3``, in strength order
+          np.zeros((1, 1326)))  # the river's: ``Q3``, per segment root
     PT = (PR, prow)
     RN = (rnodes1[:0], rnodes1, rnodes2, rnodes3)
     SL = (np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int64),
@@ -604,7 +664,9 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
     RO1, V1, VP1, LN1, LC1, TR1, DE1, NL1, NT1, SE1, PI1, PL1 = _segments(L, 2 * E)
     RO2, V2, VP2, LN2, LC2, TR2, DE2, NL2, NT2, SE2, PI2, PL2 = _segments(L, 2 * n_turn_roots)
     # the river: one segment at a time, vectors in strength order (``river_segment``)
-    Q3 = np.zeros((rows[3], -(-P // FILL_BLOCK) * FILL_BLOCK))
+    Q3 = np.zeros((segment_rows(rnodes3, prow, T[3], T[6]), P))
+    rb3 = np.zeros(P, np.int64)
+    SR = np.zeros((3, 2 * L * n_turn_roots), np.int64)  # river segments: root, instance, local
     RO3 = np.zeros((L, P))
     VV3 = np.zeros((2 * L, P))
     LN3 = np.zeros(L, np.int64)
@@ -670,26 +732,29 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
                     VP2[i2, TR2[i2, k]] = 0.0
                     if not DE2[i2, TR2[i2, k]]:
                         any3 = True
+        ns = _river_segments(I2, NT2, TR2, DE2, LN2, SR)
         for m in range(rturn[jt], rturn[jt + 1]):
             if not any3:
                 break
-            H = _river_board(rcard[m], board, bk, tabs, ob, pol, T, RN[3], prow, dpa, dpb,
-                             dpi, P, SL, Q3)
+            H = _river_board(rcard[m], board, bk, tabs, ob, dpa, dpb, dpi, P, SL, rb3)
             walked += 1
             nm = rstart[m + 1] - rstart[m]
             for t in range(nm):
                 gm = gmap[rmem[rstart[m] + t]]
                 for i in range(H):
                     MS[t, i] = gm[SL[0][i]]
-            for i2 in range(I2):
-                p = SE2[i2]
-                for k in range(NT2[i2]):
-                    l2 = TR2[i2, k]
-                    if DE2[i2, l2]:
-                        continue
-                    river_segment(RO2[i2, l2], V2[i2, l2], VP2[i2, l2], LN2[i2, l2], p, T, Q3,
+            j = 0
+            while j < ns:  # the segments of one root (both seats) after its table
+                root = SR[0, j]
+                fill_segment_probs(kind, S, off, T[3], T[4], rnodes3, prow, root,
+                                   root + T[6][root], rb3, H, Q3)
+                while j < ns and SR[0, j] == root:
+                    i2 = SR[1, j]
+                    l2 = SR[2, j]
+                    river_segment(RO2[i2, l2], V2[i2, l2], VP2[i2, l2], root, SE2[i2], T, Q3,
                                   prow, RO3, VV3, LN3, LC3, SL3, DE3, H, SL[0], SL[1], SL[2],
                                   SL[3], MS, nm, card)
+                    j += 1
         for i2 in range(I2):
             p = SE2[i2]
             for k in range(NT2[i2]):
