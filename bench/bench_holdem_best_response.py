@@ -4,6 +4,8 @@
     python bench/bench_holdem_best_response.py                       # synthetic 20/800/4800/28800
     python bench/bench_holdem_best_response.py --data-dir /work/main/data --abstraction NAME
     python bench/bench_holdem_best_response.py --data-dir DIR --strategy NAME
+    git show cf456bb:solve/holdem/_br_kernels.py > /tmp/old/_br_kernels.py
+    python bench/bench_holdem_best_response.py --turns 1 --old-kernels /tmp/old/_br_kernels.py
 
 A unit of work is one canonical flop (1,755 of them, weights summing to the 22,100 flops), both
 seats; below it one turn card per orbit of the flop's remaining suit symmetry and one river card
@@ -25,6 +27,7 @@ negligible).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import time
 from pathlib import Path
@@ -104,11 +107,19 @@ def river_setup_seconds(tree, pol, flop, orbits, turns, rows) -> tuple[float, in
             B.round_buckets(3, board, 5, dpa, dpb, dpi, P, bk, tabs, ob)
             H = B.sorted_hands(board, dpa, dpb, dpi, P, *SL[:4])
             rb3[:H] = ob[3, SL[0][:H]]
-            for n in roots:
-                B.fill_segment_probs(kind, S, off, tree.nact, tree.code, rows[2], rows[3], n,
-                                     n + tree.size[n], rb3, H, Q3)
+            for root in roots:
+                B.fill_segment_probs(kind, S, off, tree.nact, tree.code, rows[2], rows[3], root,
+                                     root + tree.size[root], rb3, H, Q3)
             n += 1
     return time.process_time() - t, n
+
+
+def old_kernels(path: str):
+    """An earlier version of ``_br_kernels`` loaded from ``path`` (its numba cache beside it)."""
+    spec = importlib.util.spec_from_file_location("old_br_kernels", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def river_boards() -> int:
@@ -143,6 +154,10 @@ def main() -> int:
     ap.add_argument("--turns", type=int, default=0,
                     help="time only this many turn cards (orbits) of each flop and scale by "
                     "the river boards walked (0: the whole flop)")
+    ap.add_argument("--old-kernels", default=None, metavar="FILE",
+                    help="an earlier _br_kernels.py (flop_values without the orbit arguments, "
+                    "e.g. `git show cf456bb:solve/holdem/_br_kernels.py`) to time on the same "
+                    "flops and turn cards first, in this process (before/after)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     tree, pol, what = setup(args)
@@ -166,8 +181,20 @@ def main() -> int:
           f"{walks[1]:,}, turn {walks[2]:,}, river {walks[3]:,}", flush=True)
     boards_all = river_boards()
     per_board = []
+    old = old_kernels(args.old_kernels) if args.old_kernels else None
     for i in (int(x) for x in args.flops.split(",")):
         f = flops[i]
+        if old is not None:  # every turn card is dealt: its first TURNS are 48 river boards each
+            args_old = (np.array(f.cards), entries, reach, BR.FULL_DECK, dpa, dpb, dpi, T, kind,
+                        S, off, bk, indexer_tables(), *rows, *sizes)
+            old.flop_values(*args_old[:1], entries[:0], reach[:, :0], *args_old[3:],
+                            out[:, :, :0], 1)  # compile
+            c = time.process_time()
+            old.flop_values(*args_old, out, args.turns)
+            n_old = 48 * (args.turns or 49)
+            ms = 1e3 * (time.process_time() - c) / n_old
+            print(f"flop #{i} {f.cards}, the old kernels: {ms:.1f} ms CPU per river board (both "
+                  f"seats; {n_old} boards)", flush=True)
         orb = BR.board_orbits(f.cards)
         t, c = time.perf_counter(), time.process_time()
         walked = B.flop_values(np.array(f.cards), entries, reach, BR.FULL_DECK, dpa, dpb, dpi, T,
