@@ -419,7 +419,6 @@ def river_forward(root, p, T, Q, prow, RO, LN, LC, SLOT, DEAD, H):
     stack = np.empty(LN.shape[0], np.int64)
     stack[0] = 0
     top = 1
-    tot = np.zeros(3)
     while top > 0:
         top -= 1
         l = stack[top]

@@ -19,7 +19,9 @@ per seat and entry, the responder's value vector at the entry (best response, an
 own for the game value) given the opponent's preflop reach. A strategy on a card abstraction is
 suit-symmetric (buckets are looked up by canonical index), so a flop's vectors give those of
 every flop in its suit-isomorphism class by renaming suits: only the canonical flops
-(:func:`canonical_flops`; 1,755 of the full deck) are walked, each a unit of work whose result
+(:func:`canonical_flops`; 1,755 of the full deck) are walked, and below a flop one turn and
+one river card per orbit of its remaining symmetry (:func:`board_orbits`: 2,554,656 river
+boards per seat instead of 4,127,760). Each canonical flop is a unit of work whose result
 :class:`FlopStore` writes atomically as it completes, so a killed run resumes where it stopped
 (one run per store at a time: an exclusive lock).
 
