@@ -4,21 +4,30 @@
     python -m bench.bench_holdem_best_response                       # synthetic 20/800/4800/28800
     python -m bench.bench_holdem_best_response --data-dir /work/main/data --abstraction NAME
     python -m bench.bench_holdem_best_response --data-dir DIR --strategy NAME
+    git show cf456bb:solve/holdem/_br_kernels.py > /tmp/old/_br_kernels.py
+    python -m bench.bench_holdem_best_response --turns 1 --old-kernels /tmp/old/_br_kernels.py
 
 A unit of work is one canonical flop (1,755 of them, weights summing to the 22,100 flops), both
-seats; below it every ordered turn and river (49 x 48 = 2,352 river boards per flop), each
-walked once per seat with every river betting sequence the preflop, flop and turn lead to. The
+seats; below it one turn card per orbit of the flop's remaining suit symmetry and one river card
+per orbit of the turn board's (``best_response.board_orbits``: 2,352 ordered turn-river boards
+of a flop without symmetry, 744 of a monotone or trips flop; 2,554,656 over the canonical flops
+instead of 4,127,760), each walked once per seat with every river betting sequence the preflop,
+flop and turn lead to. The
 strategy: a stored one (``--strategy``), else ``--pcs-iterations`` of public chance sampling on
 the abstraction (timing only: such a strategy's exploitability means nothing), else random
-weights. Reports seconds per flop and per river board (per seat and both), the share of the
-river boards' set-up (the strategy's river buckets of every hand, the hands sorted by strength)
-measured on its own, the number of segment walks per round, and the projected wall time of all
-1,755 flops on 2, 16 and 64 workers (flops are independent; the preflop is negligible).
+weights. Reports CPU seconds (this process; the machine may be shared) and wall seconds per
+flop and per river board walked (both seats), the share of the river boards' set-up (the
+strategy's river buckets of every hand, the hands sorted by strength, the river's table of
+action probabilities) measured on its own, the number of segment walks per round, and the
+projected CPU hours of all 1,755 flops (CPU seconds per river board x the river boards walked)
+and their wall time on 2, 16 and 64 workers (flops are independent; the preflop is
+negligible).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import time
 from pathlib import Path
@@ -62,37 +71,68 @@ def setup(args):
     return tree, Policy.table("bench", tree, b, w), what
 
 
-def river_setup_seconds(tree, pol, flop, turns, rows) -> tuple[float, int]:
-    """Seconds of the river boards' set-up on ``flop`` under the first ``turns`` turn cards
-    (0: all): the buckets and action-probability tables of every round, the hands sorted on
-    the river), and the number of river boards."""
+def river_setup_seconds(tree, pol, flop, orbits, turns, rows) -> tuple[float, int]:
+    """CPU seconds of the river boards' set-up on ``flop`` under its first ``turns`` turn cards
+    (0: all) of ``orbits`` (:func:`best_response.board_orbits`): the turn's buckets and table
+    of action probabilities, and per river board the buckets, the hands in strength order and
+    the probability tables of every river segment root in that order (as the walk fills them,
+    one root at a time); and the number of river boards."""
     kind, S, off, _ = pol.args()
     PR = tuple(np.zeros((int(r), 1326)) for r in rows[4])
     dpa, dpb, dpi = BR.deck_pairs(BR.FULL_DECK)
+    P = len(dpi)
+    roots = np.array([n for n in rows[2] if tree.round[tree.parent[n]] == 2])
+    Q3 = np.zeros((B.segment_rows(rows[2], rows[3], tree.nact, tree.size), P))
+    rb3 = np.zeros(P, np.int64)
     ob = np.zeros((4, 1326), np.int64)
-    SL = tuple(np.zeros(len(dpi), np.int64) for _ in range(4)) + (np.zeros(1, np.int64),)
+    SL = tuple(np.zeros(P, np.int64) for _ in range(4)) + (np.zeros(1, np.int64),)
     board = np.zeros(5, np.int64)
     board[:3] = flop
-    bk, tabs, P = pol.buckets.lookup, indexer_tables(), len(dpi)
+    bk, tabs = pol.buckets.lookup, indexer_tables()
     B.round_buckets(1, board, 3, dpa, dpb, dpi, P, bk, tabs, ob)
     B.sorted_hands(np.array([0, 1, 2, 3, 4]), dpa, dpb, dpi, P, *SL[:4])  # compile
+    B.fill_segment_probs(kind, S, off, tree.nact, tree.code, rows[2], rows[3], roots[0],
+                         roots[0] + tree.size[roots[0]], rb3, 1, Q3)
+    _, tcard, _, _, rturn, rcard, _, _ = orbits
     n = 0
-    t = time.perf_counter()
-    for c in [c for c in range(52) if c not in flop][:turns or 49]:
-        board[3] = c
+    t = time.process_time()
+    for j in range(len(tcard) if not turns else min(turns, len(tcard))):
+        board[3] = tcard[j]
         B.round_buckets(2, board, 4, dpa, dpb, dpi, P, bk, tabs, ob)
         B.fill_probs(2, 4, board, kind, S, off, tree.nact, tree.code, rows[1], rows[3], ob, dpa,
                      dpb, dpi, P, PR)
-        for d in range(52):
-            if d in flop or d == c:
-                continue
-            board[4] = d
+        for m in range(rturn[j], rturn[j + 1]):
+            board[4] = rcard[m]
             B.round_buckets(3, board, 5, dpa, dpb, dpi, P, bk, tabs, ob)
-            B.fill_probs(3, 5, board, kind, S, off, tree.nact, tree.code, rows[2], rows[3], ob,
-                         dpa, dpb, dpi, P, PR)
-            SL[4][0] = B.sorted_hands(board, dpa, dpb, dpi, P, *SL[:4])
+            H = B.sorted_hands(board, dpa, dpb, dpi, P, *SL[:4])
+            rb3[:H] = ob[3, SL[0][:H]]
+            for root in roots:
+                B.fill_segment_probs(kind, S, off, tree.nact, tree.code, rows[2], rows[3], root,
+                                     root + tree.size[root], rb3, H, Q3)
             n += 1
-    return time.perf_counter() - t, n
+    return time.process_time() - t, n
+
+
+def old_kernels(path: str):
+    """An earlier version of ``_br_kernels`` loaded from ``path`` (its numba cache beside it)."""
+    spec = importlib.util.spec_from_file_location("old_br_kernels", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def river_boards() -> int:
+    """River boards walked per seat over the 1,755 canonical flops (the count depends only on
+    the flop's pattern of equal ranks and suits, so one flop per pattern is counted)."""
+    total, memo = 0, {}
+    for f in BR.canonical_flops():
+        ranks = {r: i for i, r in enumerate(dict.fromkeys(c // 4 for c in f.cards))}
+        suits = {s: i for i, s in enumerate(dict.fromkeys(c % 4 for c in f.cards))}
+        key = tuple((ranks[c // 4], suits[c % 4]) for c in f.cards)
+        if key not in memo:
+            memo[key] = len(BR.board_orbits(f.cards)[5])
+        total += memo[key]
+    return total
 
 
 def segment_walks(tree) -> dict[int, int]:
@@ -111,8 +151,12 @@ def main() -> int:
                     help="solve this many PCS iterations first (default: random weights)")
     ap.add_argument("--flops", default="0", help="canonical flop numbers to time, e.g. 0,900")
     ap.add_argument("--turns", type=int, default=0,
-                    help="time only this many turn cards of each flop and scale by 49/TURNS "
-                    "(0: the whole flop)")
+                    help="time only this many turn cards (orbits) of each flop and scale by "
+                    "the river boards walked (0: the whole flop)")
+    ap.add_argument("--old-kernels", default=None, metavar="FILE",
+                    help="an earlier _br_kernels.py (flop_values without the orbit arguments, "
+                    "e.g. `git show cf456bb:solve/holdem/_br_kernels.py`) to time on the same "
+                    "flops and turn cards first, in this process (before/after)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     tree, pol, what = setup(args)
@@ -128,31 +172,50 @@ def main() -> int:
     rows = BR.probability_rows(tree)
     sizes = BR.segment_sizes(tree)
     B.flop_values(np.array(flops[0].cards), entries[:0], reach[:, :0], BR.FULL_DECK, dpa, dpb,
-                  dpi, T, kind, S, off, bk, indexer_tables(), *rows, *sizes, out[:, :, :0], 1)
+                  dpi, T, kind, S, off, bk, indexer_tables(), *rows, *sizes,
+                  *BR.board_orbits(flops[0].cards), out[:, :, :0], 1)
     print(f"compile/load: {time.perf_counter() - t:.1f} s; strategy: {what}", flush=True)
     walks = segment_walks(tree)
-    print(f"segment walks per flop and seat (before pruning): flop {walks[1]:,}, turn "
-          f"{walks[2]:,}, river {walks[3]:,}", flush=True)
-    per_flop = []
+    print(f"segment walks per seat of a flop without symmetry (before pruning): flop "
+          f"{walks[1]:,}, turn {walks[2]:,}, river {walks[3]:,}", flush=True)
+    boards_all = river_boards()
+    per_board = []
+    old = old_kernels(args.old_kernels) if args.old_kernels else None
     for i in (int(x) for x in args.flops.split(",")):
         f = flops[i]
-        t = time.perf_counter()
-        B.flop_values(np.array(f.cards), entries, reach, BR.FULL_DECK, dpa, dpb, dpi, T, kind,
-                      S, off, bk, indexer_tables(), *rows, *sizes, out, args.turns)
-        both = (time.perf_counter() - t) * 49 / (args.turns or 49)
-        prep, boards = river_setup_seconds(tree, pol, f.cards, args.turns, rows)
-        prep *= 49 / (args.turns or 49)
-        per_flop.append(both)
-        part = f" (timed on {args.turns} turn cards, x 49/{args.turns})" if args.turns else ""
-        print(f"flop #{i} {f.cards} (weight {f.weight}){part}: both seats {both:.1f} s; "
-              f"2,352 river boards: "
-              f"{1e3 * both / 2352:.2f} ms per river board (both seats); river set-up "
-              f"{1e3 * prep / 2352:.3f} ms per board (shared by the seats; "
-              f"{100 * prep / both:.1f}% of the flop)", flush=True)
-    mean = float(np.mean(per_flop))
-    total = mean * len(flops)
-    print(f"\n{len(flops):,} canonical flops x {mean:.1f} s = {total / 3600:.1f} CPU hours "
-          f"({len(flops) * 2352:,} river boards per seat)")
+        if old is not None:  # every turn card is dealt: its first TURNS are 48 river boards each
+            args_old = (np.array(f.cards), entries, reach, BR.FULL_DECK, dpa, dpb, dpi, T, kind,
+                        S, off, bk, indexer_tables(), *rows, *sizes)
+            old.flop_values(*args_old[:1], entries[:0], reach[:, :0], *args_old[3:],
+                            out[:, :, :0], 1)  # compile
+            c = time.process_time()
+            old.flop_values(*args_old, out, args.turns)
+            n_old = 48 * (args.turns or 49)
+            ms = 1e3 * (time.process_time() - c) / n_old
+            print(f"flop #{i} {f.cards}, the old kernels: {ms:.1f} ms CPU per river board (both "
+                  f"seats; {n_old} boards)", flush=True)
+        orb = BR.board_orbits(f.cards)
+        t, c = time.perf_counter(), time.process_time()
+        walked = B.flop_values(np.array(f.cards), entries, reach, BR.FULL_DECK, dpa, dpb, dpi, T,
+                               kind, S, off, bk, indexer_tables(), *rows, *sizes, *orb, out,
+                               args.turns)
+        wall, cpu = time.perf_counter() - t, time.process_time() - c
+        prep, boards = river_setup_seconds(tree, pol, f.cards, orb, args.turns, rows)
+        assert boards == walked
+        n_flop = len(orb[5])  # the flop's river boards (per seat)
+        per_board.append(cpu / walked)
+        part = (f" (timed on its first {args.turns} turn cards: {walked} river boards)"
+                if args.turns else "")
+        print(f"flop #{i} {f.cards} (weight {f.weight}, {n_flop:,} river boards){part}: "
+              f"{1e3 * cpu / walked:.1f} ms CPU ({1e3 * wall / walked:.1f} ms wall) per river "
+              f"board (both seats), {cpu / walked * n_flop:.0f} CPU s per flop; river set-up "
+              f"{1e3 * prep / walked:.2f} ms CPU per board (shared by the seats; "
+              f"{100 * prep / cpu:.1f}% of the flop)", flush=True)
+    mean = float(np.mean(per_board))
+    total = mean * boards_all
+    print(f"\n{len(flops):,} canonical flops, {boards_all:,} river boards per seat x "
+          f"{1e3 * mean:.1f} ms = {total / 3600:.1f} CPU hours "
+          f"({total / len(flops):.0f} CPU s per flop on average)")
     for w in (2, 16, 64):
         print(f"  {w:>2} workers: {total / w / 3600:.1f} h wall "
               f"({int(np.ceil(len(flops) / w))} flops each)")

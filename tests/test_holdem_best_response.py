@@ -200,6 +200,37 @@ def test_suit_isomorphism_gives_the_sum_over_every_flop(buckets4):
         assert a.own[p] == pytest.approx(b.own[p], abs=1e-10, rel=0)
 
 
+def test_turn_and_river_isomorphism_gives_every_card(buckets4):
+    """One turn and river card per orbit of the flop's remaining suit symmetry, renamed onto
+    the orbit, gives the values of dealing every card (4 rounds, a deck of all four suits)."""
+    tree = build_tree(HoldemRules(n_rounds=4, max_bets=2))
+    pol = random_policy(tree, buckets4, 7, sparse=True)
+    reach = BR.preflop_reach(tree, pol, DECK12)
+    flops = BR.canonical_flops(DECK12)
+    suits = [len({c % 4 for c in f.cards}) for f in flops]
+    ranks = [len({c // 4 for c in f.cards}) for f in flops]
+    picks = {("trips", 1), ("paired", 2), ("monotone", 1), ("two-tone", 2), ("rainbow", 3)}
+    chosen = {}
+    for f, s, r in zip(flops, suits, ranks):
+        kind = ("trips" if r == 1 else "paired" if r == 2 else
+                {1: "monotone", 2: "two-tone", 3: "rainbow"}[s])
+        if (kind, 1 if r == 1 else s) in picks or kind not in chosen:
+            chosen.setdefault(kind, f)
+    assert set(chosen) == {k for k, _ in picks}
+    fewer = 0
+    for f in chosen.values():
+        orb = BR.board_orbits(f.cards, DECK12)
+        plain = BR.board_orbits(f.cards, DECK12, isomorphism=False)
+        assert len(plain[1]) == 9 and len(plain[5]) == 72
+        assert len(orb[3]) == 9 and len(orb[7]) == 8 * len(orb[1])  # every card once
+        fewer += len(orb[5]) < 72
+        a = BR.flop_values(tree, pol, f.cards, reach, DECK12)
+        b = BR.flop_values(tree, pol, f.cards, reach, DECK12, isomorphism=False)
+        assert np.abs(b).max() > 1.0
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-9)
+    assert fewer == 4  # all but the rainbow flop have a symmetry left
+
+
 # --- flops kept on disk, resume, lock, workers, Dask, the command line ----------------------
 
 @pytest.fixture(scope="module")

@@ -2,15 +2,17 @@
 
 Conventions (besides those of ``_kernels.py`` and ``_vector_kernels.py``):
 
-- Vectors run over the 1,326 pair indices (``b*(b-1)/2 + a``, a < b); only the deck's pairs
-  (``dpa``, ``dpb``, ``dpi``: cards and pair index of each of the ``P`` pairs of the deck's
-  cards) are ever read. An opponent hand that holds a board card has reach 0.
+- Vectors of the flop and turn run over the 1,326 pair indices (``b*(b-1)/2 + a``, a < b);
+  only the deck's pairs (``dpa``, ``dpb``, ``dpi``: cards and pair index of each of the ``P``
+  pairs of the deck's cards) are ever read. An opponent hand that holds a board card has reach 0.
 - One round of the public tree below a node (a *segment*) is walked with local ids in
   ``0 .. NL[r]-1`` (a parent before its children). Per round r and local id l: ``RO[r, l]``
   the opponent's reach per opponent hand, ``V[r, l]`` the responder's best-response value per
   responder hand, ``VP[r, l]`` its value playing the strategy itself (the on-policy value),
   ``LN`` the tree node, ``LC`` the local ids of its children, ``DEAD`` no opponent hand
   reaches it (its values are 0). A *transition* is a node of round r+1 under round r.
+- The river's vectors run over the board's live hands in ascending strength instead (see
+  ``fill_segment_probs`` and below), one segment at a time.
 - Values are counterfactual sums: ``V[h]`` at a node with seen board b is the sum over the
   opponent hands h' that miss h and b of ``RO[h'] * E[chips | h, h', b]`` (E over the cards
   still to come). Given two hands and b, every next card is equally likely, one of
@@ -70,8 +72,9 @@ def fill_probs(r, nb, board, kind, S, off, nact, code, rnodes, prow, ob, dpa, dp
                PR):
     """``PR[r][prow[n] + a, h]``: the strategy's probability of action a at every round-r
     decision node n (``rnodes``) for every deck pair h missing the board (its bucket
-    ``ob[r, h]``). Hand-major reads (a bucket's weights of a round are contiguous), so the walk then reads rows: a lookup per node and
-    hand would be a cache (and TLB) miss in weights of gigabytes."""
+    ``ob[r, h]``), on the flop and turn (the river's: ``fill_segment_probs``). Hand-major reads
+    (a bucket's weights of a round are contiguous), so the walk then reads rows: a lookup per
+    node and hand would be a cache (and TLB) miss in weights of gigabytes."""
     T = PR[r]
     probs = np.zeros(3)
     for i in range(P):
@@ -315,14 +318,15 @@ def _enter(src, c, dst, dpa, dpb, dpi, P):
 
 
 @njit(cache=True)
-def _collect(v, vp, c, dv, dvp, dpa, dpb, dpi, P):
-    """Add a next round's root values (new card ``c``) to a transition's."""
+def _collect(v, vp, c, dv, dvp, gm, dpa, dpb, dpi, P):
+    """Add a next round's root values (new card ``c``) to a transition's, renamed by the suit
+    symmetry ``gm`` (a pair index's image; the identity for ``c`` itself)."""
     for i in range(P):
         if dpa[i] == c or dpb[i] == c:
             continue
         h = dpi[i]
-        dv[h] += v[h]
-        dvp[h] += vp[h]
+        dv[gm[h]] += v[h]
+        dvp[gm[h]] += vp[h]
 
 
 @njit(cache=True)
@@ -339,6 +343,267 @@ def _next_board(nb, c, board, bk, tabs, ob, pol, T, PT, RN, dpa, dpb, dpi, P, SL
         hs[0] = sorted_hands(board, dpa, dpb, dpi, P, sidx, sa, sb, gend)
 
 
+# --- the river: every vector in the board's strength order -----------------------------------
+#
+# On a river board the H live hands are kept in ascending strength (``sorted_hands``: pair
+# index ``sidx[i]``, cards ``sa[i]``/``sb[i]``, tie-group ends ``gend``), and every river vector
+# (reach, values, the action probabilities) runs over ``0 .. H-1`` in that order: showdown and
+# fold sums are contiguous passes with no gather, and the element-wise loops vectorise. The
+# turn's vectors (pair indices) are read once per segment root and written once per segment
+# value.
+
+
+@njit(cache=True)
+def fill_segment_probs(kind, S, off, nact, code, rnodes3, prow, root, end, rb3, H, Q):
+    """``Q[prow[n] - prow[root] + a, i]``: the strategy's probability of action a at every
+    river decision node n of the segment under ``root`` (the nodes ``root .. end-1``; its
+    rows are consecutive) for the i-th hand in strength order (river bucket ``rb3[i]``).
+
+    Filled per segment root just before its segments are walked, so the table (tens of rows)
+    stays in cache: a table of every river node (~15,000 rows x 1,081 hands, ~125 MB per
+    board) would be written once and read back twice from memory. A hand's weights at the
+    segment's nodes are a few consecutive cache lines of its bucket's block, so after the
+    first node the reads hit the cache."""
+    probs = np.zeros(3)
+    m0 = np.searchsorted(rnodes3, root)
+    m1 = np.searchsorted(rnodes3, end)
+    q0 = prow[root]
+    for m in range(m0, m1):
+        n = rnodes3[m]
+        k = nact[n]
+        row = prow[n] - q0
+        if kind == KIND_TABLE:  # policy_probs, written out
+            o0 = off[n, 0]
+            o1 = off[n, 1]
+            for i in range(H):
+                base = o0 + rb3[i] * o1
+                t = 0.0
+                for a in range(k):
+                    t += S[base + a]
+                u = 1.0 / t if t > 0 else 0.0  # one division per node and hand
+                for a in range(k):
+                    Q[row + a, i] = S[base + a] * u if t > 0 else 1.0 / k
+        else:
+            for i in range(H):
+                policy_probs(kind, S, off, n, nact, code, rb3[i], probs)
+                for a in range(k):
+                    Q[row + a, i] = probs[a]
+
+
+@njit(cache=True)
+def segment_rows(rnodes3, prow, nact, size):
+    """The most rows of one river segment's probability table (``fill_segment_probs``)."""
+    most = 1
+    for m in range(len(rnodes3)):
+        n = rnodes3[m]
+        last = rnodes3[np.searchsorted(rnodes3, n + size[n]) - 1]
+        most = max(most, prow[last] + nact[last] - prow[n])
+    return most
+
+
+@njit(cache=True)
+def river_forward(root, p, T, Q, prow, RO, LN, LC, SLOT, DEAD, H):
+    """Opponent reach at every node of the river segment under ``root`` (``RO[0]`` set by the
+    caller), in strength order; ``Q[prow[n] - prow[root] + a]`` the probabilities of action a
+    at node n (``fill_segment_probs``). Lists the segment's nodes (``LN``) and children
+    (``LC``). ``SLOT[l]``: the row of ``RO`` holding node l's reach (a responder node's
+    children share their parent's: its choice does not change the opponent's reach).
+    ``DEAD[l]``: no opponent hand reaches node l (found while its reach is written). Returns
+    the number of nodes."""
+    ntype, player, rnd, nact, code, child, size, spent = T
+    LN[0] = root
+    SLOT[0] = 0
+    DEAD[0] = False
+    nl = 1
+    ns = 1
+    stack = np.empty(LN.shape[0], np.int64)
+    stack[0] = 0
+    top = 1
+    while top > 0:
+        top -= 1
+        l = stack[top]
+        n = LN[l]
+        if ntype[n] != DECISION:
+            continue
+        k = nact[n]
+        for a in range(k):
+            LN[nl] = child[n, a]
+            LC[l, a] = nl
+            DEAD[nl] = False
+            nl += 1
+        if player[n] == p:
+            for a in range(k):
+                SLOT[LC[l, a]] = SLOT[l]
+        else:
+            x = RO[SLOT[l]]
+            base = prow[n] - prow[root]
+            for a in range(k):
+                SLOT[LC[l, a]] = ns
+                y = RO[ns]
+                q = Q[base + a]
+                t = 0.0
+                for i in range(H):
+                    y[i] = x[i] * q[i]
+                    t += y[i]
+                DEAD[LC[l, a]] = t == 0.0
+                ns += 1
+        for a in range(k):
+            if not DEAD[LC[l, a]]:
+                stack[top] = LC[l, a]
+                top += 1
+    return nl
+
+
+@njit(cache=True)
+def river_fold(reach, pay, H, sa, sb, card, out):
+    """``out[i] = pay * (reach of the hands sharing no card with hand i)``, strength order."""
+    fold_sums(H, sa, sb, reach, card, out)
+    for i in range(H):
+        out[i] *= pay
+
+
+@njit(cache=True)
+def river_showdown(reach, pay, H, sa, sb, gend, card, out):
+    """``out[i] = pay * (reach beaten by hand i - reach beating it)``, strength order, the
+    reach summed over the hands sharing no card with i.
+
+    One pass up the tie groups gives per hand W (compatible reach strictly weaker: the sums
+    before its group, less the hands holding one of its cards) and WT (weaker or tied: the
+    same after its group, itself excluded); one gather pass the compatible total F. Then
+    beaten minus beating is W - (F - WT) (``showdown_sums`` takes a second pass down with
+    its own card sums instead)."""
+    card[:] = 0.0
+    cum = 0.0
+    i = 0
+    while i < H:
+        j = gend[i]
+        for k in range(i, j):
+            out[k] = cum - card[sa[k]] - card[sb[k]]
+        for k in range(i, j):
+            x = reach[k]
+            cum += x
+            card[sa[k]] += x
+            card[sb[k]] += x
+        for k in range(i, j):
+            out[k] += cum - card[sa[k]] - card[sb[k]] + reach[k]
+        i = j
+    for k in range(H):
+        out[k] = pay * (out[k] - (cum - card[sa[k]] - card[sb[k]] + reach[k]))
+
+
+@njit(cache=True)
+def river_backward(p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, sa, sb, gend, card):
+    """Values of a river segment (``river_forward``; its root ``LN[0]``), children first, in
+    strength order:
+    ``VV[l]`` the best response's at node l, ``VV[L + l]`` the strategy's own (a terminal's
+    are the same, kept once in ``VV[l]``)."""
+    ntype, player, rnd, nact, code, child, size, spent = T
+    L = LN.shape[0]
+    q0 = prow[LN[0]]
+    for l in range(nl - 1, -1, -1):
+        n = LN[l]
+        v = VV[l]
+        if DEAD[l]:
+            v[:H] = 0.0
+            VV[L + l, :H] = 0.0
+            continue
+        if ntype[n] == FOLD_END:
+            pay = -spent[n, p] if player[n] == p else spent[n, 1 - p]
+            river_fold(RO[SLOT[l]], pay, H, sa, sb, card, v)
+            continue
+        if ntype[n] == SHOWDOWN:
+            river_showdown(RO[SLOT[l]], spent[n, p], H, sa, sb, gend, card, v)
+            continue
+        vp = VV[L + l]
+        k = nact[n]
+        c0 = LC[l, 0]
+        v0 = VV[c0]
+        p0 = VV[c0 if ntype[LN[c0]] != DECISION else L + c0]
+        if player[n] == p:
+            qa = Q[prow[n] - q0]
+            for i in range(H):
+                v[i] = v0[i]
+                vp[i] = qa[i] * p0[i]
+            for a in range(1, k):
+                c = LC[l, a]
+                va = VV[c]
+                pa = VV[c if ntype[LN[c]] != DECISION else L + c]
+                qa = Q[prow[n] - q0 + a]
+                for i in range(H):
+                    v[i] = max(v[i], va[i])
+                    vp[i] += qa[i] * pa[i]
+        else:
+            for i in range(H):
+                v[i] = v0[i]
+                vp[i] = p0[i]
+            for a in range(1, k):
+                c = LC[l, a]
+                va = VV[c]
+                pa = VV[c if ntype[LN[c]] != DECISION else L + c]
+                for i in range(H):
+                    v[i] += va[i]
+                    vp[i] += pa[i]
+
+
+@njit(cache=True)
+def river_segment(src, dv, dvp, root, p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, H, sidx, sa,
+                  sb, gend, MS, nm, card):
+    """One river segment: its root's reach read from the turn's vector ``src`` (pair
+    indices), walked forward and back, its root's values added to ``dv`` / ``dvp`` once per
+    river card of its orbit (``MS[t, i]``: the pair index of hand i on the t-th, of ``nm``)."""
+    x = RO[0]
+    for i in range(H):
+        x[i] = src[sidx[i]]
+    nl = river_forward(root, p, T, Q, prow, RO, LN, LC, SLOT, DEAD, H)
+    river_backward(p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, sa, sb, gend, card)
+    L = LN.shape[0]
+    v = VV[0]
+    vp = VV[L]
+    for t in range(nm):
+        ms = MS[t]
+        for i in range(H):
+            h = ms[i]
+            dv[h] += v[i]
+            dvp[h] += vp[i]
+
+
+@njit(cache=True)
+def _river_board(d, board, bk, tabs, ob, dpa, dpb, dpi, P, SL, rb3):
+    """Deal ``d`` as the river: the hands in strength order (``SL``) and their river buckets
+    in that order (``rb3``). Returns the number of hands."""
+    board[4] = d
+    round_buckets(3, board, 5, dpa, dpb, dpi, P, bk, tabs, ob)
+    sidx, sa, sb, gend, hs = SL
+    H = sorted_hands(board, dpa, dpb, dpi, P, sidx, sa, sb, gend)
+    hs[0] = H
+    for i in range(H):
+        rb3[i] = ob[3, sidx[i]]
+    return H
+
+
+@njit(cache=True)
+def _river_segments(I2, NT2, TR2, DE2, LN2, SR):
+    """The live river segments under the turn's ``I2`` instances, by root node: ``SR[0]`` the
+    root, ``SR[1]`` the turn instance, ``SR[2]`` its transition's local id (a root's
+    segments, one per seat, are then walked after one fill of its table). Returns their
+    number."""
+    ns = 0
+    for i2 in range(I2):
+        for k in range(NT2[i2]):
+            l2 = TR2[i2, k]
+            if DE2[i2, l2]:
+                continue
+            SR[0, ns] = LN2[i2, l2]
+            SR[1, ns] = i2
+            SR[2, ns] = l2
+            ns += 1
+    o = np.argsort(SR[0, :ns], kind="mergesort")
+    tmp = SR[:, :ns].copy()
+    for j in range(ns):
+        SR[:, j] = tmp[:, o[j]]
+    return ns
+
+
 @njit(cache=True)
 def _segments(L, n):
     return (np.zeros((n, L, 1326)), np.zeros((n, L, 1326)), np.zeros((n, L, 1326)),
@@ -350,7 +615,8 @@ def _segments(L, n):
 
 @njit(cache=True)
 def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, tabs,
-                rnodes1, rnodes2, rnodes3, prow, rows, L, n_turn_roots, out, turn_limit=0):
+                rnodes1, rnodes2, rnodes3, prow, rows, L, n_turn_roots, gmap, tcard, tstart,
+                tmem, rturn, rcard, rstart, rmem, out, turn_limit=0):
     """Both seats' values at every flop entry (a round-1 node under the preflop, or a
     preflop showdown) on ``flop``: ``out[p, 0, e, h]`` responder p's best response's,
     ``out[p, 1, e, h]`` the strategy's own, given the opponent's preflop reach ``reach[p, e]``
@@ -361,15 +627,26 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
     order) is done once for all of them, and values go back up when its cards are done.
     ``rnodes<r>``: the decision nodes of round r; ``prow[n]``: node n's first row in its
     round's probability table, ``rows[r]`` the table's rows; ``L`` the most nodes of a round's
-    segment; ``n_turn_roots`` the round-2 roots. ``turn_limit`` > 0 deals only that many turn
-    cards (benchmarks timing a part of a flop; the values are then not the flop's)."""
+    segment; ``n_turn_roots`` the round-2 roots.
+
+    Suit isomorphism below the flop (``best_response.board_orbits``): only one turn card per
+    orbit of the flop's symmetries is dealt (``tcard``), and one river card per orbit of the
+    turn board's (``rcard[rturn[j]:rturn[j + 1]]`` under turn card j); a card's values stand
+    for each card of its orbit, renamed by the suit permutation that maps it there
+    (``gmap[g]``: the pair index of each hand's image under symmetry g; the orbit of turn card
+    j is ``tmem[tstart[j]:tstart[j + 1]]``, of river card m ``rmem[rstart[m]:rstart[m + 1]]``,
+    as symmetries, the identity first). The opponent's reach at a transition is invariant under
+    these symmetries (a card abstraction buckets by canonical index), so the values at an
+    image board are the renamed values. ``turn_limit`` > 0 deals only that many turn cards
+    (benchmarks timing a part of a flop; the values are then not the flop's). Returns the
+    number of river boards walked."""
     P = len(dpi)
     pol = (kind, S, off)
     ntype = T[0]
     spent = T[7]
     E = len(entries)
     PR = (np.zeros((1, 1326)), np.zeros((rows[1], 1326)), np.zeros((rows[2], 1326)),
-          np.zeros((rows[3], 1326)))
+          np.zeros((1, 1326)))  # the river's: ``Q3``, per segment root
     PT = (PR, prow)
     RN = (rnodes1[:0], rnodes1, rnodes2, rnodes3)
     SL = (np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros(P, np.int64),
@@ -382,13 +659,19 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
     for j in range(3):
         board[j] = flop[j]
     D = len(deck)
-    ra = np.zeros(P, np.int64)
-    rb = np.zeros(P, np.int64)
-    ri = np.zeros(P, np.int64)
     # instances: (RO, V, VP, LN, LC, TR, DEAD, NL, NT, seat, parent instance, parent local)
     RO1, V1, VP1, LN1, LC1, TR1, DE1, NL1, NT1, SE1, PI1, PL1 = _segments(L, 2 * E)
     RO2, V2, VP2, LN2, LC2, TR2, DE2, NL2, NT2, SE2, PI2, PL2 = _segments(L, 2 * n_turn_roots)
-    RO3, V3, VP3, LN3, LC3, TR3, DE3, NL3, NT3, SE3, PI3, PL3 = _segments(L, 1)
+    # the river: one segment at a time, vectors in strength order (``river_segment``)
+    Q3 = np.zeros((segment_rows(rnodes3, prow, T[3], T[6]), P))
+    rb3 = np.zeros(P, np.int64)
+    SR = np.zeros((3, 2 * L * n_turn_roots), np.int64)  # river segments: root, instance, local
+    RO3 = np.zeros((L, P))
+    VV3 = np.zeros((2 * L, P))
+    LN3 = np.zeros(L, np.int64)
+    LC3 = np.zeros((L, 3), np.int64)
+    SL3 = np.zeros(L, np.int64)
+    DE3 = np.zeros(L, np.bool_)
     round_buckets(1, board, 3, dpa, dpb, dpi, P, bk, tabs, ob)
     fill_probs(1, 3, board, kind, S, off, T[3], T[4], rnodes1, prow, ob, dpa, dpb, dpi, P, PR)
     any2 = False
@@ -418,15 +701,14 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
             VP1[i1, TR1[i1, j]] = 0.0
             if not DE1[i1, TR1[i1, j]]:
                 any2 = True
-    dealt = 0
-    for c in deck:
+    walked = 0
+    MS = np.zeros((len(gmap), P), np.int64)  # per image of the river: its hands' pair indices
+    for jt in range(len(tcard)):
         if not any2:
             break
-        if c == board[0] or c == board[1] or c == board[2]:
-            continue
-        if turn_limit > 0 and dealt == turn_limit:
+        if turn_limit > 0 and jt == turn_limit:
             break
-        dealt += 1
+        c = tcard[jt]
         _next_board(3, c, board, bk, tabs, ob, pol, T, PT, RN, dpa, dpb, dpi, P, SL)
         I2 = 0
         any3 = False
@@ -449,34 +731,29 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
                     VP2[i2, TR2[i2, k]] = 0.0
                     if not DE2[i2, TR2[i2, k]]:
                         any3 = True
-        for d in deck:
+        ns = _river_segments(I2, NT2, TR2, DE2, LN2, SR)
+        for m in range(rturn[jt], rturn[jt + 1]):
             if not any3:
                 break
-            if d == board[0] or d == board[1] or d == board[2] or d == c:
-                continue
-            _next_board(4, d, board, bk, tabs, ob, pol, T, PT, RN, dpa, dpb, dpi, P, SL)
-            H = 0  # the river's vectors run over the hands off the board only
-            for i in range(P):
-                if (dpa[i] != board[0] and dpa[i] != board[1] and dpa[i] != board[2]
-                        and dpa[i] != c and dpa[i] != d and dpb[i] != board[0]
-                        and dpb[i] != board[1] and dpb[i] != board[2] and dpb[i] != c
-                        and dpb[i] != d):
-                    ra[H] = dpa[i]
-                    rb[H] = dpb[i]
-                    ri[H] = dpi[i]
-                    H += 1
-            for i2 in range(I2):
-                p = SE2[i2]
-                for k in range(NT2[i2]):
-                    l2 = TR2[i2, k]
-                    if DE2[i2, l2]:
-                        continue
-                    _enter(RO2[i2, l2], d, RO3[0, 0], ra, rb, ri, H)
-                    nl3, nt3 = _forward(3, LN2[i2, l2], p, T, PT, RO3[0], LN3[0], LC3[0],
-                                        TR3[0], DE3[0], ri, H)
-                    _backward(3, p, 5, board, deck, T, PT, RO3[0], V3[0], VP3[0], LN3[0],
-                              LC3[0], DE3[0], nl3, ra, rb, ri, H, SL, card, g, s)
-                    _collect(V3[0, 0], VP3[0, 0], d, V2[i2, l2], VP2[i2, l2], ra, rb, ri, H)
+            H = _river_board(rcard[m], board, bk, tabs, ob, dpa, dpb, dpi, P, SL, rb3)
+            walked += 1
+            nm = rstart[m + 1] - rstart[m]
+            for t in range(nm):
+                gm = gmap[rmem[rstart[m] + t]]
+                for i in range(H):
+                    MS[t, i] = gm[SL[0][i]]
+            j = 0
+            while j < ns:  # the segments of one root (both seats) after its table
+                root = SR[0, j]
+                fill_segment_probs(kind, S, off, T[3], T[4], rnodes3, prow, root,
+                                   root + T[6][root], rb3, H, Q3)
+                while j < ns and SR[0, j] == root:
+                    i2 = SR[1, j]
+                    l2 = SR[2, j]
+                    river_segment(RO2[i2, l2], V2[i2, l2], VP2[i2, l2], root, SE2[i2], T, Q3,
+                                  prow, RO3, VV3, LN3, LC3, SL3, DE3, H, SL[0], SL[1], SL[2],
+                                  SL[3], MS, nm, card)
+                    j += 1
         for i2 in range(I2):
             p = SE2[i2]
             for k in range(NT2[i2]):
@@ -486,8 +763,9 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
                     VP2[i2, l2, dpi[i]] /= D - 8
             _backward(2, p, 4, board, deck, T, PT, RO2[i2], V2[i2], VP2[i2], LN2[i2], LC2[i2],
                       DE2[i2], NL2[i2], dpa, dpb, dpi, P, SL, card, g, s)
-            _collect(V2[i2, 0], VP2[i2, 0], c, V1[PI2[i2], PL2[i2]], VP1[PI2[i2], PL2[i2]], dpa,
-                     dpb, dpi, P)
+            for t in range(tstart[jt], tstart[jt + 1]):
+                _collect(V2[i2, 0], VP2[i2, 0], c, V1[PI2[i2], PL2[i2]],
+                         VP1[PI2[i2], PL2[i2]], gmap[tmem[t]], dpa, dpb, dpi, P)
     for i1 in range(2 * E):
         if NL1[i1] == 0:
             continue
@@ -503,6 +781,7 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
         for i in range(P):
             out[p, 0, e, dpi[i]] = V1[i1, 0, dpi[i]]
             out[p, 1, e, dpi[i]] = VP1[i1, 0, dpi[i]]
+    return walked
 
 
 @njit(cache=True)

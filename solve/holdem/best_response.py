@@ -19,7 +19,9 @@ per seat and entry, the responder's value vector at the entry (best response, an
 own for the game value) given the opponent's preflop reach. A strategy on a card abstraction is
 suit-symmetric (buckets are looked up by canonical index), so a flop's vectors give those of
 every flop in its suit-isomorphism class by renaming suits: only the canonical flops
-(:func:`canonical_flops`; 1,755 of the full deck) are walked, each a unit of work whose result
+(:func:`canonical_flops`; 1,755 of the full deck) are walked, and below a flop one turn and
+one river card per orbit of its remaining symmetry (:func:`board_orbits`: 2,554,656 river
+boards per seat instead of 4,127,760). Each canonical flop is a unit of work whose result
 :class:`FlopStore` writes atomically as it completes, so a killed run resumes where it stopped
 (one run per store at a time: an exclusive lock).
 
@@ -192,11 +194,67 @@ def preflop_reach(tree: BettingTree, policy: Policy, deck: np.ndarray = FULL_DEC
     return out
 
 
+def board_orbits(flop, deck: np.ndarray = FULL_DECK, isomorphism: bool = True) -> tuple:
+    """The turn and river cards ``_br_kernels.flop_values`` deals on ``flop``: one per orbit of
+    the suit symmetries that map the deck and the flop onto themselves (the river's under those
+    that also fix the turn card), each with the symmetries mapping it onto its orbit's cards.
+
+    Returns ``(gmap, tcard, tstart, tmem, rturn, rcard, rstart, rmem)``: ``gmap[g]`` the pair
+    index of every pair's image under symmetry g (g = 0 the identity); turn card j is
+    ``tcard[j]``, its orbit the images under ``tmem[tstart[j]:tstart[j + 1]]``; its river cards
+    ``rcard[rturn[j]:rturn[j + 1]]``, river card m's orbit under ``rmem[rstart[m]:rstart[m + 1]]``.
+    Each orbit is represented by its least card and lists each of its cards once (the
+    representative first, by the identity). Without ``isomorphism``: every card, alone."""
+    deck = np.sort(np.asarray(deck, np.int64))
+    f = set(int(c) for c in flop)
+    group, seen = [], set()
+    for m in (suit_symmetries(deck) if isomorphism else [np.arange(52)]):
+        image = tuple(int(x) for x in m[deck])
+        if set(int(m[c]) for c in f) == f and image not in seen:  # the identity comes first
+            seen.add(image)
+            group.append(m)
+    pa = np.concatenate([np.arange(b) for b in range(52)])
+    pb = np.concatenate([np.full(b, b) for b in range(52)])
+    gmap = np.stack([pair_index(m[pa], m[pb]) for m in group]).astype(np.int64)
+    rest = [int(c) for c in deck if int(c) not in f]
+
+    def orbits(cards, syms):
+        """(representative, [symmetry of each image]) of each orbit of ``cards``."""
+        out, done = [], set()
+        for c in cards:
+            if c in done:
+                continue
+            images: dict[int, int] = {}
+            for g in syms:
+                images.setdefault(int(group[g][c]), g)
+            done.update(images)
+            out.append((c, list(images.values())))
+        return out
+
+    tcard, tmem, tstart = [], [], [0]
+    rcard, rmem, rstart, rturn = [], [], [0], [0]
+    for c, mem in orbits(rest, range(len(group))):
+        tcard.append(c)
+        tmem += mem
+        tstart.append(len(tmem))
+        stab = [g for g in range(len(group)) if group[g][c] == c]
+        for d, rm in orbits([d for d in rest if d != c], stab):
+            rcard.append(d)
+            rmem += rm
+            rstart.append(len(rmem))
+        rturn.append(len(rcard))
+    arr = lambda x: np.asarray(x, np.int64)  # noqa: E731
+    return (gmap, arr(tcard), arr(tstart), arr(tmem), arr(rturn), arr(rcard), arr(rstart),
+            arr(rmem))
+
+
 def flop_values(tree: BettingTree, policy: Policy, flop, reach: np.ndarray,
-                deck: np.ndarray = FULL_DECK) -> np.ndarray:
+                deck: np.ndarray = FULL_DECK, isomorphism: bool = True) -> np.ndarray:
     """(2 seats, 2, entries, 1326): per responder seat, its best-response values ([.., 0, ..])
     and the strategy's own ([.., 1, ..]) at every flop entry on ``flop``, per responder hand
-    (0 for hands holding a flop card), given ``reach`` (:func:`preflop_reach`)."""
+    (0 for hands holding a flop card), given ``reach`` (:func:`preflop_reach`). The turn and
+    river are dealt one card per orbit of the flop's remaining suit symmetry
+    (:func:`board_orbits`; every card without ``isomorphism``)."""
     deck = np.sort(np.asarray(deck, np.int64))
     dpa, dpb, dpi = deck_pairs(deck)
     entries = flop_entries(tree)
@@ -206,7 +264,8 @@ def flop_values(tree: BettingTree, policy: Policy, flop, reach: np.ndarray,
     out = np.zeros((2, 2, len(entries), 1326))
     f = np.asarray(flop, np.int64)
     B.flop_values(f, entries, np.ascontiguousarray(reach), deck, dpa, dpb, dpi, T, kind, S,
-                  off, bk, indexer_tables(), *probability_rows(tree), *segment_sizes(tree), out)
+                  off, bk, indexer_tables(), *probability_rows(tree), *segment_sizes(tree),
+                  *board_orbits(f, deck, isomorphism), out)
     hit = np.isin(dpa, f) | np.isin(dpb, f)
     out[..., dpi[hit]] = 0.0
     mask = np.ones(1326, bool)
@@ -355,7 +414,7 @@ def exact_best_response(tree: BettingTree, policy: Policy, deck: np.ndarray = FU
     if mapper is None:
         def mapper(items, rch):
             for i, f in items:
-                yield i, flop_values(tree, policy, f.cards, rch, deck)
+                yield i, flop_values(tree, policy, f.cards, rch, deck, isomorphism)
     bar = progress_bar(total=len(flops), initial=len(done), desc="exact best response",
                        unit="flop", disable=not progress)
     try:
