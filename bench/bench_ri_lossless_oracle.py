@@ -6,24 +6,19 @@ identical classes (tests/ri_oracle.py), and the exact sequence-form LP (HiGHS) o
 game and of the hidden-board game, with the hidden equilibrium's exploitability in the real
 game. Also the sizes of the full game's signal tree and game tree (docs/rhode-island-lossless.md).
 
-    python bench/bench_ri_lossless_oracle.py --ranks 2,3               # ~10 minutes for 3 ranks
-    python bench/bench_ri_lossless_oracle.py --ranks 3 --no-lp --lines # where the exploit is
-    python bench/bench_ri_lossless_oracle.py --ranks 2 --no-lp --exact # rational values
+    python -m bench.bench_ri_lossless_oracle --ranks 2,3               # ~10 minutes for 3 ranks
+    python -m bench.bench_ri_lossless_oracle --ranks 3 --no-lp --lines # where the exploit is
+    python -m bench.bench_ri_lossless_oracle --ranks 2 --no-lp --exact # rational values
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import pyspiel  # noqa: E402
 import numpy as np  # noqa: E402
-import ri_oracle as oracle  # noqa: E402
+from tests import ri_oracle as oracle  # noqa: E402
 from abstraction.games import rhode_island as ri_hands  # noqa: E402
 from abstraction.methods import Lossless  # noqa: E402
 from solve.abstractions import RhodeIslandTableAbstraction  # noqa: E402
