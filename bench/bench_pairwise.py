@@ -26,7 +26,7 @@ import numpy as np  # noqa: E402
 from bench._common import peak_mb  # noqa: E402
 from queries.limit_support import LimitPokerSupport  # noqa: E402
 from solve.games.compile import compile_game  # noqa: E402
-from solve.games.rules import leduc, rhode_island  # noqa: E402
+from solve.games import registry  # noqa: E402
 from solve.algorithms.evaluate import head_to_head  # noqa: E402
 from solve.algorithms.pairwise import expected_value_matrix, head_to_head_matrix  # noqa: E402
 
@@ -56,7 +56,7 @@ def main() -> None:
         game = support.real()
         behs = [support.behaviour(n) for n in args.names]
     else:
-        game = compile_game((rhode_island if args.game == "rhode-island" else leduc)())
+        game = compile_game(registry.get(args.game).make_rules())
         behs = random_behaviours(game, args.random or 8, args.seed)
     n = len(behs)
     # compile both paths' kernels before timing

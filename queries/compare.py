@@ -44,6 +44,7 @@ from schema.paths import check_dir
 from schema.paths import data_dir as resolve_data_dir
 from schema.progress import progress_bar
 from solve.games import registry
+from solve.games.backends import HoldemBackend, RulesBackend
 from solve.loop import check_positive_finite
 
 SOLVE_ALGORITHMS = registry.CFR_FAMILY
@@ -51,9 +52,18 @@ SOLVE_ALGORITHMS = registry.CFR_FAMILY
 
 # --------------------------------------------------------------------------- registry
 
+#: How ``compare`` evaluates each kind of game backend (``solve.games.backends``), the
+#: queries layer's half of the game registry: a game whose backend is (or derives from) one of
+#: these, marked ``compare`` in the registry, is compared with no other list to edit.
+SUPPORTS: tuple[tuple[type, Callable[[str], Callable[[Path], GameSupport]]], ...] = (
+    (RulesBackend, lambda name: partial(LimitPokerSupport, name)),
+    (HoldemBackend, lambda name: holdem_compare.compare_support),
+)
+
+
 def game_registry() -> dict[str, Callable[[Path], "GameSupport"]]:
     """Game name -> factory of its :class:`GameSupport`, for the games of the game registry
-    (``solve.games.registry``) marked ``compare``.
+    (``solve.games.registry``) marked ``compare``, by their backend (:data:`SUPPORTS`).
 
     Games defined by limit poker rules (Kuhn, Leduc, Rhode Island Hold'em, plug-ins) use the
     exact evaluators of ``solve.algorithms.evaluate`` (:class:`LimitPokerSupport`); Texas Hold'em the
@@ -63,10 +73,10 @@ def game_registry() -> dict[str, Callable[[Path], "GameSupport"]]:
     for spec in registry.games().values():
         if not spec.compare:
             continue
-        if spec.representation == "rules":
-            reg[spec.name] = partial(LimitPokerSupport, spec.name)
-        elif spec.representation == "holdem":
-            reg[spec.name] = holdem_compare.compare_support
+        for kind, support in SUPPORTS:
+            if isinstance(spec.backend, kind):
+                reg[spec.name] = support(spec.name)
+                break
     return reg
 
 

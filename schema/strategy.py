@@ -127,10 +127,11 @@ def training_codes(weight, round_mean) -> np.ndarray:
     return np.where(np.isnan(w), 3, code).astype(np.int8)
 
 
-def seat_name(game: str, player: int) -> str:
-    """The name of 0-based seat ``player`` in ``game``: "small blind" / "big blind" in Texas
-    Hold'em (the small blind, seat 0, acts first preflop), "player N" (from 1) elsewhere."""
-    if game == "holdem":
+def seat_name(player: int, blinds: bool = False) -> str:
+    """The name of 0-based seat ``player``: with ``blinds`` (Texas Hold'em) "small blind" /
+    "big blind" (the small blind, seat 0, acts first preflop), else "player N" (from 1). A
+    game's backend knows which (``solve.games.backend.Backend.seat_name``)."""
+    if blinds:
         return ("small blind", "big blind")[int(player)]
     return f"player {int(player) + 1}"
 
