@@ -22,7 +22,12 @@ from etl.cluster import check_scheduler
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 
-METHOD_NAMES = tuple(METHODS)  # the order --help lists them
+
+def method_names() -> tuple[str, ...]:
+    """The methods of :data:`abstraction.methods.METHODS` (read on each call: a method
+    registered there is known everywhere), in the order ``--help`` lists them."""
+    return tuple(METHODS)
+
 
 def parse_buckets(text: str | None, game: str, nested: bool = True) -> tuple[int, ...] | None:
     """Bucket counts per round; ``nested`` (perfect recall): never fewer than the round
@@ -108,8 +113,8 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
                            public_board=public_board, data_dir=data_dir, workers=workers,
                            n_init=n_init, kmax=kmax, kmax_factor=kmax_factor,
                            intermediate=intermediate, replace=replace)
-    if args.method not in METHOD_NAMES:
-        raise UserError(f"unknown method {args.method!r}; choose from {', '.join(METHOD_NAMES)}")
+    if args.method not in METHODS:
+        raise UserError(f"unknown method {args.method!r}; choose from {', '.join(method_names())}")
     if args.game not in GAMES:
         raise UserError(f"unknown game {args.game!r}; choose from {', '.join(GAMES)}")
     card = card_games.get(args.game)

@@ -10,7 +10,7 @@ import argparse
 import json
 
 from abstraction import store
-from abstraction.build import METHOD_NAMES, build, summary_lines
+from abstraction.build import build, method_names, summary_lines
 from schema.listing import FORMATS, Column, print_rows
 from schema.paths import data_dir
 
@@ -24,7 +24,7 @@ def register(subparsers) -> None:
                    help="bucket counts per round, totals, e.g. 20,800,4800,28800 "
                         "(optional for lossless)")
     p.add_argument("--method", default="pa",
-                   help=f"one of {', '.join(METHOD_NAMES)} (default pa); pa-emd: potential-aware "
+                   help=f"one of {', '.join(method_names())} (default pa); pa-emd: potential-aware "
                         "with the earth mover's distance; ochs: opponent cluster hand strength; "
                         "strategy: clustered by a solved strategy (GS4, --from-strategy)")
     p.add_argument("--game", default="holdem", help="holdem (default) or rhode-island")
