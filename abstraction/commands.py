@@ -12,7 +12,6 @@ import json
 from abstraction import store
 from abstraction.build import build, method_names, summary_lines
 from schema.listing import FORMATS, Column, print_rows
-from schema.paths import data_dir
 
 
 def register(subparsers) -> None:
@@ -108,7 +107,7 @@ COLUMNS = (Column("name", "name"), Column("game", "game"), Column("method", "met
 
 def list_command(args: argparse.Namespace) -> int:
     # a data directory that does not exist has no abstractions (and is not created)
-    rows = store.list_abstractions(args.data_dir) if data_dir().is_dir() else []
+    rows = store.list_abstractions(args.data_dir) if args.data_dir.is_dir() else []
     for r in rows:
         r["board"] = "public" if r["public_board"] else "hidden"
         r["recall"] = "perfect" if r["perfect_recall"] else "imperfect"

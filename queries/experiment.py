@@ -52,7 +52,6 @@ variant and setting (see ``queries.rules_experiment``):
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -62,8 +61,7 @@ from pathlib import Path
 from abstraction.imperfect_recall import KIND_OF_METHOD
 from abstraction.methods import METHODS
 from queries import rules_experiment
-from queries.compare import (add_solve_options, check_report_dir, compare,
-                             game_support, options_from)
+from queries.compare import check_report_dir, compare, game_support, options_from
 from queries.builds import build_abstraction
 from queries.limit_support import RhodeIslandSupport
 from queries.parallel_solve import build_parallel, solve_parallel
@@ -74,7 +72,6 @@ from queries.views import connect
 from schema.catalog import session_scope
 from schema.catalog_abstraction import Abstraction
 from schema.errors import UserError
-from schema.paths import data_dir as resolve_data_dir
 
 RI_GRANULARITIES = ("13,25,125", "13,50,250", "13,75,500", "13,100,750", "13,125,1000",
                     "13,150,1250", "13,205,1774")
@@ -332,33 +329,3 @@ def side_by_side(data_dir: Path, game: str, methods=RI_METHODS) -> list[str]:
 EXPERIMENTS = {"rhode-island-granularity": rhode_island_granularity,
                "rhode-island-granularity-public": rhode_island_granularity_public,
                "rhode-island-rules": rules_experiment.run}
-
-
-def register(subparsers) -> None:
-    p = subparsers.add_parser("experiment", help="run a named comparison end to end "
-                              f"({', '.join(EXPERIMENTS)})", description=__doc__,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("name", help=f"one of {', '.join(EXPERIMENTS)}")
-    p.add_argument("--report", default=None, metavar="DIR",
-                   help="report directory (default: DATA_DIR/reports/NAME)")
-    p.add_argument("--seed", type=int, default=0, help="abstraction seed (default 0)")
-    p.add_argument("--methods", default=None,
-                   help="rhode-island-granularity(-public): comma-separated abstraction methods "
-                        f"(default eb,eb2,pa; any of {', '.join(method_tokens())}: strategy "
-                        "= GS4 clustered by the lossless game's strategy, solved first; "
-                        "METHOD-ir = METHOD built with --recall imperfect, solved by CFR, "
-                        "board hidden only)")
-    p.add_argument("--ir-iterations", type=int, default=IR_ITERATIONS,
-                   help="rhode-island-granularity: the most iterations of an imperfect-recall "
-                        "(METHOD-ir) solve, which stops at --target otherwise: under imperfect "
-                        "recall CFR need not converge (default %(default)s)")
-    p.add_argument("--variants", default=None,
-                   help="rhode-island-rules: comma-separated rule variants (default: all)")
-    add_solve_options(p)
-    p.set_defaults(func=run)
-
-
-def run(args) -> int:
-    if args.name not in EXPERIMENTS:
-        raise UserError(f"unknown experiment {args.name!r}; choose from {', '.join(EXPERIMENTS)}")
-    return EXPERIMENTS[args.name](args, resolve_data_dir())

@@ -16,7 +16,6 @@ from rich.console import Console
 from rich.table import Table
 
 from schema.errors import UserError
-from schema.paths import data_dir as resolve_data_dir
 from solve import lookup, share
 from solve.cli import classic as classic_cli
 from solve.cli import holdem as holdem_cli
@@ -127,7 +126,7 @@ def register(subparsers) -> None:
 
 
 def run_strategy(args) -> int:
-    found = lookup.lookup(resolve_data_dir(), args.strategy, args.hole, args.board, args.history)
+    found = lookup.lookup(args.data_dir, args.strategy, args.hole, args.board, args.history)
     if args.format == "json":
         print(json.dumps(found.as_dict()))
         return 0
@@ -171,7 +170,7 @@ def training_line(found) -> str:
 
 
 def run_export(args) -> int:
-    m = share.export(resolve_data_dir(), args.name, args.file)
+    m = share.export(args.data_dir, args.name, args.file)
     size = sum(f["bytes"] for f in m["files"])
     print(f"exported {m['kind']} {m['name']!r}: {len(m['files'])} file(s), {size:,} bytes "
           f"-> {args.file}")
@@ -182,7 +181,7 @@ def run_import(args) -> int:
     if not Path(args.file).is_file():
         raise UserError(f"no archive {args.file}")
     cap = share.MAX_SIZE if args.max_size is None else share.parse_size(args.max_size)
-    got = share.import_(resolve_data_dir(), args.file, replace=args.replace, max_size=cap)
+    got = share.import_(args.data_dir, args.file, replace=args.replace, max_size=cap)
     print(f"imported {got.kind} {got.name!r}: {got.files} file(s), {got.bytes:,} bytes")
     return 0
 
@@ -196,21 +195,21 @@ def run_solve(args) -> int:
     game = registry.get(args.game)
     backend = game.backend
     backend.solve(game, SolveRequest(**_fields(SolveRequest, args)),
-                  backend.options(**_fields(backend.options, args)), resolve_data_dir(), print)
+                  backend.options(**_fields(backend.options, args)), args.data_dir, print)
     return 0
 
 
 def run_evaluate(args) -> int:
     if args.best_response or args.workers or args.scheduler:
         return holdem_exact.run(args)
-    ddir = resolve_data_dir()
+    ddir = args.data_dir
     curve_only = [f for f, v in (("--with", args.with_runs), ("--reference", args.reference),
                                  ("--out", args.out)) if v]
     if args.curve:
         if args.threshold is not None or args.lbr_deals is not None:
             raise UserError("--curve takes no --threshold or --lbr-deals (a thresholded "
                             "strategy can be the --reference)")
-        return holdem_cli.run_curve(args.strategy, args.with_runs, args.reference,
+        return holdem_cli.run_curve(args.data_dir, args.strategy, args.with_runs, args.reference,
                                     args.h2h_deals, args.out, args.lbr_boards or 0)
     if curve_only:
         raise UserError(f"{', '.join(curve_only)}: only with --curve")

@@ -19,7 +19,6 @@ equity tables needed; its length sets the number of betting rounds), for tests a
 
 from __future__ import annotations
 
-from schema.paths import data_dir as resolve_data_dir
 from schema.paths import output_file
 from solve.holdem import curve
 from solve.holdem.pcs import AVERAGING, DCFR_ALPHA, DCFR_BETA, PCS_HANDS, PCS_REGRET, REGRETS
@@ -80,11 +79,11 @@ def add_arguments(p) -> None:
                    help="holdem: bets per round cap (default 4, the real game)")
 
 
-def run_curve(name: str, with_runs: list[str], reference: str | None, h2h_deals: int | None,
-              out: str | None, lbr_boards: int = 0) -> int:
+def run_curve(ddir, name: str, with_runs: list[str], reference: str | None,
+              h2h_deals: int | None, out: str | None, lbr_boards: int = 0) -> int:
     """``evaluate NAME --curve``: :func:`solve.holdem.curve.convergence` of NAME and the
-    ``--with`` runs, printed as one table per run and drawn as a PNG."""
-    ddir = resolve_data_dir()
+    ``--with`` runs in data directory ``ddir``, printed as one table per run and drawn as a
+    PNG."""
     path = output_file(out or ddir / "reports" / f"{name}-convergence.png", "--out",
                        f"{name}-convergence.png", suffix=".png")
     deals = h2h_deals if h2h_deals is not None else 20_000

@@ -109,6 +109,13 @@ class Backend:
         backend reports it)."""
         raise UserError(f"{game.name} cannot be solved")
 
+    def load(self, game, path: Path, fmt: str, data_dir: Path):
+        """The strategy stored in table ``path`` (of format ``fmt``), in the backend's own
+        representation (a ``solve.strategy.Strategy`` of the compiled game; the tree, its
+        sequence form and both realization plans; three-player Kuhn's profile array; a
+        Texas Hold'em policy and its betting tree)."""
+        raise UserError(f"strategy {path}: {game.name} strategies cannot be loaded")
+
     def evaluate(self, game, path: Path, fmt: str, data_dir: Path, request: EvaluateRequest,
                  report: Report) -> None:
         """Report the figures of the stored strategy table ``path`` (of format ``fmt``)."""

@@ -14,8 +14,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
+
+import pyarrow.parquet as pq
 
 from schema.errors import UserError
 from schema.strategy import seat_name
@@ -26,10 +29,10 @@ from solve.games.draw27 import draw27, draw27_sequence_form
 from solve.games.limit_tree import limit_tree
 from solve.games.rules import LimitPokerRules
 from solve.games.tree import sequence_form
-from solve.holdem.run import HoldemSolveOptions, evaluate_run, solve_holdem
+from solve.holdem.run import HoldemSolveOptions, evaluate_run, load_policy, solve_holdem
 from solve.loop import check_stop_args
 from solve.runs import NAME_PATTERN, check_catalog
-from solve.table import table_head, table_training_counts, training_lines
+from solve.table import read_strategy, table_head, table_training_counts, training_lines
 from solve import limit_run, tree_run
 
 
@@ -54,6 +57,9 @@ class _TreeSolved(Backend):
     def solve_tree(self, game, request: SolveRequest, params: TreeParams, data_dir: Path,
                    report: Report) -> Path:
         return tree_run.solve(game.name, self.sequence_form, request, params, data_dir, report)
+
+    def load(self, game, path, fmt, data_dir):
+        return tree_run.load_table(path, self.sequence_form, data_dir)
 
     def evaluate_tree(self, path: Path, data_dir: Path, report: Report) -> None:
         for text in training_lines(table_training_counts(path)):  # first: figures stay last
@@ -110,9 +116,18 @@ class RulesBackend(_TreeSolved):
                 raise _not_on_tree(game, request)
             return self.solve_tree(game, request, options, data_dir, report)
         name = _check_compiled_request(game, request)
-        return limit_run.solve(game.name, self.make_rules(), SolveRequest(**{
-            **request.__dict__, "name": name}), game.check_every, data_dir, self.seat_name,
-            report)
+        return limit_run.solve(game.name, self.make_rules(), replace(request, name=name),
+                               game.check_every, data_dir, self.seat_name, report)
+
+    def load(self, game, path, fmt, data_dir):
+        if fmt == "tree":
+            return super().load(game, path, fmt, data_dir)
+        compiled, _ = limit_run.compile_with(self.make_rules(), game.name,
+                                             _table_abstraction(path), data_dir)
+        try:
+            return read_strategy(path, compiled)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
 
     def evaluate(self, game, path, fmt, data_dir, request, report):
         if request.threshold is not None:
@@ -215,6 +230,12 @@ class Kuhn3Backend(Backend):
         check_catalog(data_dir)
         return kuhn3.solve(request, name, data_dir, report)
 
+    def load(self, game, path, fmt, data_dir):
+        try:
+            return kuhn3.from_table(pq.read_table(path), kuhn3.build())
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+
     def evaluate(self, game, path, fmt, data_dir, request, report):
         if request.threshold is not None:
             raise UserError("--threshold applies to holdem strategies")
@@ -235,6 +256,10 @@ class HoldemBackend(Backend):
 
     def solve(self, game, request, options, data_dir, report):
         solve_holdem(options, data_dir)  # reports on the console itself
+
+    def load(self, game, path, fmt, data_dir):
+        """(policy, betting tree) of the run whose table is ``path``."""
+        return load_policy(Path(path).parent.name, Path(data_dir), {})
 
     def evaluate(self, game, path, fmt, data_dir, request: EvaluateRequest, report):
         evaluate_run(path, data_dir, request.lbr_boards, request.lbr_deals, request.h2h_deals,
