@@ -26,7 +26,6 @@ if __name__ == "__main__":
 
 import argparse  # noqa: E402 (after the start-up Ctrl-C handler)
 import re  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import duckdb  # noqa: E402
 
@@ -36,6 +35,9 @@ from schema.errors import UserError  # noqa: E402
 from schema.optional import import_optional  # noqa: E402
 from schema.paths import check_data_dir, data_dir  # noqa: E402
 
+#: The environment variable naming the data directory when ``--data-dir`` is not given (read
+#: here only: every command is passed ``args.data_dir``).
+DATA_DIR_ENV = "POKER_DATA_DIR"
 # Modules that contribute sub-commands; each defines ``register(subparsers)``.
 COMMAND_MODULES = ("etl.commands", "abstraction.commands", "solve.cli.commands",
                    "solve.cli.strategies", "queries.commands")
@@ -63,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--data-dir",
         default=None,
-        help="data directory (default: $POKER_DATA_DIR or ./data)",
+        help=f"data directory (default: ${DATA_DIR_ENV} or ./data)",
     )
     parser.add_argument(
         "--quiet", action="store_true",
@@ -101,17 +103,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(_attach_negative_values(sys.argv[1:] if argv is None else argv))
     if args.data_dir is not None and not args.data_dir.strip():  # e.g. --data-dir "$UNSET"
         parser.error("--data-dir is empty (it would mean ./data)")
-    if args.data_dir is not None:  # resolved once, here: later cwd changes do not move it
-        os.environ["POKER_DATA_DIR"] = str(Path(args.data_dir).expanduser().absolute())
+    # resolved once, here, and passed to every command: later cwd changes do not move it
+    args.data_dir = data_dir(args.data_dir if args.data_dir is not None
+                             else os.environ.get(DATA_DIR_ENV))
     if args.quiet:
         os.environ["POKER_PROGRESS"] = "off"
     if signal.getsignal(signal.SIGINT) is _interrupted_at_start:
         signal.signal(signal.SIGINT, signal.default_int_handler)  # the command's own handling
     try:
-        check_data_dir(data_dir())
+        check_data_dir(args.data_dir)
         rc = int(args.func(args) or 0)
         if args.command in WRITERS:
-            refresh_views(data_dir())  # best effort: `sql` refreshes them again
+            refresh_views(args.data_dir)  # best effort: `sql` refreshes them again
         return rc
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -126,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     except duckdb.Error as exc:
         if not is_damage(exc):
             raise  # a bug: keep the traceback
-        print(f"error: {catalog_error(catalog_path(data_dir()), exc)}", file=sys.stderr)
+        print(f"error: {catalog_error(catalog_path(args.data_dir), exc)}", file=sys.stderr)
         return 2
 
 

@@ -12,10 +12,9 @@ from types import SimpleNamespace
 import numpy as np
 
 from abstraction import checkpoint, store
-from abstraction.games import GAMES, HAND_COUNTS, ROUNDS, rhode_island
-from abstraction.holdem import holdem_hands
+from abstraction import games as card_games
+from abstraction.games import GAMES, check_opponent_clusters
 from abstraction.methods import METHODS, PotentialAware
-from abstraction.ochs import check_opponent_clusters
 from abstraction.imperfect_recall import KIND_OF_METHOD
 from abstraction.public_board import public_board_buckets
 from abstraction.strategy_features import strategy_vectors
@@ -23,7 +22,12 @@ from etl.cluster import check_scheduler
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 
-METHOD_NAMES = tuple(METHODS)  # the order --help lists them
+
+def method_names() -> tuple[str, ...]:
+    """The methods of :data:`abstraction.methods.METHODS` (read on each call: a method
+    registered there is known everywhere), in the order ``--help`` lists them."""
+    return tuple(METHODS)
+
 
 def parse_buckets(text: str | None, game: str, nested: bool = True) -> tuple[int, ...] | None:
     """Bucket counts per round; ``nested`` (perfect recall): never fewer than the round
@@ -34,8 +38,9 @@ def parse_buckets(text: str | None, game: str, nested: bool = True) -> tuple[int
         counts = tuple(int(x) for x in text.split(","))
     except ValueError:
         raise UserError(f"--buckets must be comma-separated integers, got {text!r}") from None
-    if len(counts) != ROUNDS[game]:
-        raise UserError(f"--buckets needs {ROUNDS[game]} counts for {game} (one per round), "
+    card = card_games.get(game)
+    if len(counts) != card.rounds:
+        raise UserError(f"--buckets needs {card.rounds} counts for {game} (one per round), "
                         f"got {len(counts)}")
     for r, k in enumerate(counts):
         if k < 1:
@@ -43,9 +48,9 @@ def parse_buckets(text: str | None, game: str, nested: bool = True) -> tuple[int
         if nested and r and k < counts[r - 1]:
             raise UserError(f"--buckets: round {r} has {k} buckets, fewer than round {r - 1} "
                             f"({counts[r - 1]})")
-        if k > HAND_COUNTS[game][r]:
+        if k > card.hand_counts[r]:
             raise UserError(f"--buckets: round {r} has {k} buckets, more than the "
-                            f"{HAND_COUNTS[game][r]:,} hands of {game} round {r}")
+                            f"{card.hand_counts[r]:,} hands of {game} round {r}")
     return counts
 
 
@@ -67,21 +72,18 @@ def _parse_rounds(text: str | None, game: str) -> tuple[int, ...] | None:
     except ValueError:
         raise UserError(f"--strategy-rounds must be comma-separated round numbers, got "
                         f"{text!r}") from None
-    if any(r not in range(ROUNDS[game]) for r in rounds):
-        raise UserError(f"--strategy-rounds: {game} has rounds 1..{ROUNDS[game]}, got {text!r}")
-    if game == "holdem" and set(rounds) != {0}:
-        raise UserError(f"--strategy-rounds: on holdem only the preflop (1, the default) is "
-                        f"clustered by strategy vectors, the flop, turn and river "
-                        f"potential-aware; got {text!r}")
+    card = card_games.get(game)
+    if any(r not in range(card.rounds) for r in rounds):
+        raise UserError(f"--strategy-rounds: {game} has rounds 1..{card.rounds}, got {text!r}")
+    if card.strategy_rounds is not None and set(rounds) != set(card.strategy_rounds):
+        raise UserError(f"--strategy-rounds: on {game} {card.strategy_rounds_note}; "
+                        f"got {text!r}")
     return rounds
 
 
 def load_game(game: str, data_dir, workers: int, method: str = "pa", progress: bool = False):
-    if game == "rhode-island":
-        return rhode_island()
-
-    return holdem_hands(data_dir, workers=workers, progress=progress,
-                        need_histograms=issubclass(METHODS[method], PotentialAware))
+    return card_games.get(game).hands(data_dir, workers=workers, progress=progress,
+                                      need_histograms=issubclass(METHODS[method], PotentialAware))
 
 
 @dataclass
@@ -111,18 +113,21 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
                            public_board=public_board, data_dir=data_dir, workers=workers,
                            n_init=n_init, kmax=kmax, kmax_factor=kmax_factor,
                            intermediate=intermediate, replace=replace)
-    if args.method not in METHOD_NAMES:
-        raise UserError(f"unknown method {args.method!r}; choose from {', '.join(METHOD_NAMES)}")
+    if args.method not in METHODS:
+        raise UserError(f"unknown method {args.method!r}; choose from {', '.join(method_names())}")
     if args.game not in GAMES:
         raise UserError(f"unknown game {args.game!r}; choose from {', '.join(GAMES)}")
-    if args.method == "lossless" and args.game != "rhode-island":
-        raise UserError("lossless is available for rhode-island only (Texas Hold'em's lossless "
-                        "abstraction is far too large to build)")
+    card = card_games.get(args.game)
+    if args.method == "lossless" and not card.lossless:
+        raise UserError(f"lossless is available for "
+                        f"{', '.join(card_games.names(lambda g: g.lossless))} only (Texas "
+                        "Hold'em's lossless abstraction is far too large to build)")
     if args.game not in METHODS[args.method].games:
         raise UserError(f"{args.method} is available for {', '.join(METHODS[args.method].games)} "
                         f"only")
-    if args.public_board and args.game != "rhode-island":
-        raise UserError("--public-board is available for rhode-island only")
+    if args.public_board and not card.public_board:
+        raise UserError(f"--public-board is available for "
+                        f"{', '.join(card_games.names(lambda g: g.public_board))} only")
     if recall not in ("perfect", "imperfect"):
         raise UserError(f"--recall must be perfect or imperfect, got {recall!r}")
     if recall == "imperfect":
@@ -149,13 +154,10 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
         raise UserError(f"--from-strategy and --strategy-rounds apply to --method strategy, "
                         f"not {args.method}")
     if args.method == "strategy" and from_strategy is None:
-        raise UserError("--method strategy needs --from-strategy NAME (" + (
-            "a holdem strategy solved on an abstraction with the 169 preflop classes"
-            if args.game == "holdem" else
-            "a solved Rhode Island strategy on an abstraction, e.g. the lossless one") + ")")
+        raise UserError(f"--method strategy needs --from-strategy NAME ({card.strategy_source})")
     rounds = _parse_rounds(strategy_rounds, args.game)
     if args.workers is None:
-        args.workers = (os.cpu_count() or 1) if args.game == "holdem" else 1
+        args.workers = (os.cpu_count() or 1) if card.equity_tables else 1
     if args.workers < 1:
         raise UserError(f"--workers must be at least 1, got {args.workers}")
     name = args.name or f"{args.game}-{args.method}-" + ("ir-" if recall == "imperfect" else "") + (
@@ -177,7 +179,7 @@ def build(game: str, method: str, buckets: str | None, name: str | None = None, 
             raise UserError(f"--from-strategy: {exc}") from None
     hands = load_game(args.game, args.data_dir, args.workers, args.method, progress)
     kmax_factor = args.kmax_factor
-    if kmax_factor is None and args.game == "holdem":
+    if kmax_factor is None and card.equity_tables:
         kmax_factor = 3.0
     kwargs = dict(random_state=args.seed, n_init=args.n_init, kmax=args.kmax,
                   kmax_factor=kmax_factor,

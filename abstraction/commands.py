@@ -10,9 +10,8 @@ import argparse
 import json
 
 from abstraction import store
-from abstraction.build import METHOD_NAMES, build, summary_lines
+from abstraction.build import build, method_names, summary_lines
 from schema.listing import FORMATS, Column, print_rows
-from schema.paths import data_dir
 
 
 def register(subparsers) -> None:
@@ -24,7 +23,7 @@ def register(subparsers) -> None:
                    help="bucket counts per round, totals, e.g. 20,800,4800,28800 "
                         "(optional for lossless)")
     p.add_argument("--method", default="pa",
-                   help=f"one of {', '.join(METHOD_NAMES)} (default pa); pa-emd: potential-aware "
+                   help=f"one of {', '.join(method_names())} (default pa); pa-emd: potential-aware "
                         "with the earth mover's distance; ochs: opponent cluster hand strength; "
                         "strategy: clustered by a solved strategy (GS4, --from-strategy)")
     p.add_argument("--game", default="holdem", help="holdem (default) or rhode-island")
@@ -108,7 +107,7 @@ COLUMNS = (Column("name", "name"), Column("game", "game"), Column("method", "met
 
 def list_command(args: argparse.Namespace) -> int:
     # a data directory that does not exist has no abstractions (and is not created)
-    rows = store.list_abstractions(args.data_dir) if data_dir().is_dir() else []
+    rows = store.list_abstractions(args.data_dir) if args.data_dir.is_dir() else []
     for r in rows:
         r["board"] = "public" if r["public_board"] else "hidden"
         r["recall"] = "perfect" if r["perfect_recall"] else "imperfect"

@@ -47,7 +47,9 @@ import numpy as np
 
 from abstraction.features import (OUTCOME_POSITIONS, EMDPotentialFeature, EquityFeature,
                                   OCHSFeature, PotentialFeature, StrategyFeature)
-from abstraction.ochs import check_opponent_clusters, ochs_vectors, opponent_clusters
+from abstraction import games as card_games
+from abstraction.games import check_opponent_clusters
+from abstraction.ochs import ochs_vectors, opponent_clusters
 from abstraction.ochs_river import holdem_river
 from abstraction.emd import EMDLine
 from abstraction.hands import GameHands, LeafRound
@@ -110,8 +112,10 @@ class _Abstraction:
             raise ValueError(f"kmax_factor must be positive, got {self.kmax_factor}")
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {self.workers}")
-        if self.public_board and hands.game != "rhode-island":
-            raise ValueError(f"public_board is implemented for rhode-island, not {hands.game}")
+        if self.public_board and not card_games.has(hands.game, lambda g: g.public_board):
+            raise ValueError(f"public_board is implemented for "
+                             f"{', '.join(card_games.names(lambda g: g.public_board))}, not "
+                             f"{hands.game}")
         return buckets
 
     def _features(self, hands: GameHands, buckets: tuple[int, ...]):
@@ -236,8 +240,10 @@ class Lossless(_Abstraction):
         super().__init__(buckets, random_state, public_board=True)
 
     def fit(self, hands: GameHands, checkpoint=None) -> "Lossless":
-        if hands.game != "rhode-island":
-            raise ValueError(f"lossless is implemented for rhode-island, not {hands.game}")
+        if not card_games.has(hands.game, lambda g: g.lossless):
+            raise ValueError(f"lossless is implemented for "
+                             f"{', '.join(card_games.names(lambda g: g.lossless))}, not "
+                             f"{hands.game}")
         classes = outcome_partition(hands)
         self.rounds_ = []
         for r, hr in enumerate(hands.rounds):
@@ -377,6 +383,12 @@ class PotentialAwareEMD(PotentialAware):
         return hands.rounds[-1].outcome, EMDLine(OUTCOME_POSITIONS)
 
 
+def _from_tables(hands: GameHands) -> bool:
+    """Are ``hands`` read from the equity tables (Texas Hold'em: OCHS clusters the river from
+    them, given per turn bucket)?"""
+    return card_games.has(hands.game, lambda g: g.equity_tables)
+
+
 class OpponentClusterHandStrength(PotentialAware):
     """OCHS (Johanson et al., AAMAS 2013): the last round by equity against each of
     ``opponent_clusters`` clusters of opponent starting hands (``abstraction.ochs``).
@@ -411,14 +423,14 @@ class OpponentClusterHandStrength(PotentialAware):
     def _check_params(self, hands):
         buckets = super()._check_params(hands)
         check_opponent_clusters(hands.game, self.opponent_clusters)
-        if hands.game == "holdem" and (hands.leaf is None or hands.rounds[0].histogram is None):
+        if _from_tables(hands) and (hands.leaf is None or hands.rounds[0].histogram is None):
             raise ValueError("ochs on holdem needs abstraction.holdem.holdem_hands (preflop "
                              "histograms, the river given per turn bucket)")
         return buckets
 
     def fit(self, hands: GameHands, checkpoint=None) -> "OpponentClusterHandStrength":
         self._river = self.opponent_clusters_ = self._codes = None
-        if hands.game == "holdem":
+        if _from_tables(hands):
             self._check_params(hands)
             self._river = holdem_river(hands, self.opponent_clusters, int(self.random_state),
                                        self.n_init, self.recall == "perfect", self.progress)
@@ -448,7 +460,7 @@ class OpponentClusterHandStrength(PotentialAware):
 
     def _features(self, hands, buckets):
         inter = None if self.intermediate is None else tuple(self.intermediate)
-        if hands.game == "holdem":  # the feature ships to the workers: not the river's table
+        if _from_tables(hands):  # the feature ships to the workers: not the river's table
             hands = replace(hands, leaf=LeafRound(hands.leaf.size, None))
             kw = {"codebook": np.asarray(self._river.codebook)}
         else:

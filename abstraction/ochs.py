@@ -110,16 +110,6 @@ def check_holdem_clusters(clusters) -> int:
     return int(clusters)
 
 
-def check_opponent_clusters(game: str, clusters) -> int:
-    """``clusters`` if OCHS on ``game`` can be built with that many opponent clusters;
-    ValueError with a one-line reason otherwise."""
-    if game == "holdem":
-        return check_holdem_clusters(clusters)
-    if game != "rhode-island":
-        raise ValueError(f"ochs is implemented for holdem and rhode-island, not {game}")
-    return _check_range(clusters, 13, "Rhode Island's private-card ranks")
-
-
 def holdem_opponent_clusters(histograms: np.ndarray, weight: np.ndarray, clusters: int,
                              random_state: int = 0, n_init: int = 4) -> np.ndarray:
     """Cluster of each of the 169 preflop classes (rows of ``HandIndexer((2,))``), from their

@@ -24,7 +24,7 @@ import numpy as np
 from bench._common import peak_mb
 from queries.limit_support import LimitPokerSupport
 from solve.games.compile import compile_game
-from solve.games.rules import leduc, rhode_island
+from solve.games import registry
 from solve.algorithms.evaluate import head_to_head
 from solve.algorithms.pairwise import expected_value_matrix, head_to_head_matrix
 
@@ -54,7 +54,7 @@ def main() -> None:
         game = support.real()
         behs = [support.behaviour(n) for n in args.names]
     else:
-        game = compile_game((rhode_island if args.game == "rhode-island" else leduc)())
+        game = compile_game(registry.get(args.game).make_rules())
         behs = random_behaviours(game, args.random or 8, args.seed)
     n = len(behs)
     # compile both paths' kernels before timing

@@ -31,7 +31,6 @@ from etl.tables import all_tables
 from etl.verify_equity import check_equity
 from schema.errors import UserError
 from schema.listing import human_bytes
-from schema.paths import data_dir as resolve_data_dir
 
 #: Exact sizes of the canonical indexes checked by ``etl verify`` (docs/design.md section 2).
 CANONICAL_COUNTS: dict[tuple[int, ...], int] = {
@@ -97,7 +96,7 @@ def main(args: argparse.Namespace) -> int:
         raise UserError(f"unknown --option {unknown[0]!r} "
                         f"(known: {', '.join(sorted(known)) or 'none'})")
     names = _names("--tables", args.tables)
-    data = resolve_data_dir()
+    data = args.data_dir
     if args.rebuild_catalog:
         if args.action != "run":
             raise UserError("--rebuild-catalog is an action of its own (no status/verify)")

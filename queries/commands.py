@@ -28,11 +28,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from queries import compare, experiment, range_grid, sandbox
+from queries import compare_cli, sandbox
 from queries.views import create_views
 from schema.errors import UserError
 from schema.optional import import_optional
-from schema.paths import data_dir as resolve_data_dir
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -60,7 +59,7 @@ def main(args: argparse.Namespace) -> int:
         raise UserError(f"--timeout must be positive and finite, got {args.timeout}")
     sandbox.memory_bytes(args.memory_limit)  # a number and a unit, else a one-line error
     limits = sandbox.Limits(memory_limit=args.memory_limit, timeout=args.timeout)
-    data_dir = resolve_data_dir()  # absolute; the query runs in it (queries.sandbox)
+    data_dir = args.data_dir  # absolute; the query runs in it (queries.sandbox)
     refresh_views(data_dir)
     return _print_result(data_dir, args, limits)
 
@@ -173,9 +172,7 @@ def _json_default(value):
 
 def register_compare(subparsers: argparse._SubParsersAction) -> None:
     """``compare`` and ``experiment`` (issue 5; ``queries.compare``, ``queries.experiment``)."""
-    compare.register(subparsers)
-    experiment.register(subparsers)
-    range_grid.register(subparsers)
+    compare_cli.register(subparsers)
     s = subparsers.add_parser("serve", help="the JSON API (look-ups, range grids, read-only SQL)",
                               description=SERVE_DOC,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -213,7 +210,7 @@ def serve(args) -> int:
         raise UserError(f"--port must be 1..65535, got {args.port}")
     if args.workers < 1:
         raise UserError(f"--workers must be at least 1, got {args.workers}")
-    data_dir = resolve_data_dir()
+    data_dir = args.data_dir
     _check_port_free(args.host, args.port)
     print(f"serving {data_dir} on http://{args.host}:{args.port} (docs at /docs)"
           + (f", {args.workers} worker processes" if args.workers > 1 else ""))

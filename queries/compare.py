@@ -21,7 +21,6 @@ with the methods of :class:`GameSupport`. Texas Hold'em joins by providing
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from functools import partial
@@ -35,15 +34,13 @@ from queries import holdem_compare
 from queries.evaluations import Result, stored_keys, write_batch
 from queries.limit_support import LimitPokerSupport
 from queries.parallel_solve import solve_parallel
-from queries.report import write_report
 from queries.support import GameSupport, Options
-from queries.tables import print_tables
 from queries.views import connect, create_views
 from schema.errors import UserError
 from schema.paths import check_dir
-from schema.paths import data_dir as resolve_data_dir
 from schema.progress import progress_bar
 from solve.games import registry
+from solve.games.backends import HoldemBackend, RulesBackend
 from solve.loop import check_positive_finite
 
 SOLVE_ALGORITHMS = registry.CFR_FAMILY
@@ -51,9 +48,18 @@ SOLVE_ALGORITHMS = registry.CFR_FAMILY
 
 # --------------------------------------------------------------------------- registry
 
+#: How ``compare`` evaluates each kind of game backend (``solve.games.backends``), the
+#: queries layer's half of the game registry: a game whose backend is (or derives from) one of
+#: these, marked ``compare`` in the registry, is compared with no other list to edit.
+SUPPORTS: tuple[tuple[type, Callable[[str], Callable[[Path], GameSupport]]], ...] = (
+    (RulesBackend, lambda name: partial(LimitPokerSupport, name)),
+    (HoldemBackend, lambda name: holdem_compare.compare_support),
+)
+
+
 def game_registry() -> dict[str, Callable[[Path], "GameSupport"]]:
     """Game name -> factory of its :class:`GameSupport`, for the games of the game registry
-    (``solve.games.registry``) marked ``compare``.
+    (``solve.games.registry``) marked ``compare``, by their backend (:data:`SUPPORTS`).
 
     Games defined by limit poker rules (Kuhn, Leduc, Rhode Island Hold'em, plug-ins) use the
     exact evaluators of ``solve.algorithms.evaluate`` (:class:`LimitPokerSupport`); Texas Hold'em the
@@ -63,10 +69,10 @@ def game_registry() -> dict[str, Callable[[Path], "GameSupport"]]:
     for spec in registry.games().values():
         if not spec.compare:
             continue
-        if spec.representation == "rules":
-            reg[spec.name] = partial(LimitPokerSupport, spec.name)
-        elif spec.representation == "holdem":
-            reg[spec.name] = holdem_compare.compare_support
+        for kind, support in SUPPORTS:
+            if isinstance(spec.backend, kind):
+                reg[spec.name] = support(spec.name)
+                break
     return reg
 
 
@@ -227,40 +233,7 @@ def measure_tables(data_dir: Path, game: str, strategies: list[str], equilibrium
     return out
 
 
-# --------------------------------------------------------------------------- CLI
-
-def add_solve_options(p: argparse.ArgumentParser, target_default: float = 1.0) -> None:
-    p.add_argument("--target", type=float, default=target_default,
-                   help=f"abstract-game exploitability (chips) a strategy of an abstraction must be "
-                        f"under to be reused; else it is solved (default {target_default:g})")
-    p.add_argument("--time-limit", type=float, default=None,
-                   help="seconds of iterating per solve; a solve stopped by it is stored above "
-                        "the target and reported so (default: no limit)")
-    p.add_argument("--iterations", type=int, default=None,
-                   help="most iterations per solve, in total (a resumed solve counts its "
-                        "earlier ones); stored above the target if it stops it (default: no cap)")
-    p.add_argument("--reuse-solved", action="store_true",
-                   help="use an abstraction's stored strategy even above --target (no more solving)")
-    p.add_argument("--algorithm", default="dcfr", help="cfr, cfr+ or dcfr (default dcfr)")
-    p.add_argument("--check-every", type=int, default=25,
-                   help="iterations between exploitability checks and checkpoints (default 25)")
-    p.add_argument("--equilibrium", default=None,
-                   help="strategy to use as the real game's equilibrium (default: the game's "
-                        "reference, see above)")
-    p.add_argument("--equilibrium-target", type=float, default=1.0,
-                   help="exploitability (chips) the reference equilibrium is solved to (default 1)")
-    p.add_argument("--equilibrium-time-limit", type=float, default=None,
-                   help="seconds for solving the reference equilibrium (default: no limit)")
-    p.add_argument("--equilibrium-iterations", type=int, default=None,
-                   help="most iterations for the reference equilibrium (default: no cap)")
-    p.add_argument("--report-only", action="store_true",
-                   help="solve and evaluate nothing: tables (and report) of what is stored, "
-                        "each abstraction by its stored strategy")
-    p.add_argument("--no-progress", action="store_true", help="no progress bars")
-    p.add_argument("--jobs", type=int, default=1,
-                   help="solves (and the experiments' builds) run side by side, each in its "
-                        "own process on cores/jobs threads (default 1)")
-
+# --------------------------------------------------------------------------- options
 
 def options_from(args) -> Options:
     if args.algorithm not in SOLVE_ALGORITHMS:
@@ -283,35 +256,6 @@ def options_from(args) -> Options:
                    equilibrium_time_limit=args.equilibrium_time_limit,
                    iterations=args.iterations, equilibrium_iterations=args.equilibrium_iterations,
                    progress=not args.no_progress, jobs=args.jobs)
-
-
-def register(subparsers) -> None:
-    p = subparsers.add_parser("compare", help="compare strategies or abstractions on the four "
-                              "measures (exploitability, head-to-head, vs equilibrium, value)",
-                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--game", required=True, help=f"one of {', '.join(game_registry())}")
-    p.add_argument("names", nargs="+", help="strategy or abstraction names")
-    p.add_argument("--report", default=None, metavar="DIR",
-                   help="write DIR/README.md and PNG plots of each measure against granularity")
-    add_solve_options(p)
-    p.add_argument("--deals", type=int, default=100_000,
-                   help="sampled games (holdem): duplicate deals per match (default 100000)")
-    p.add_argument("--seed", type=int, default=0, help="sampled games (holdem): deal seed")
-    p.set_defaults(func=run_compare)
-
-
-def run_compare(args) -> int:
-    options = options_from(args)
-    if args.report:
-        check_report_dir(args.report)
-    data_dir = resolve_data_dir()
-    support = game_support(args.game, data_dir)
-    result = compare(support, args.names, options, data_dir)
-    print_tables(result["tables"])
-    if args.report:
-        path = write_report(Path(args.report), data_dir, support.game, result)
-        print(f"report: {path}")
-    return 0
 
 
 def compare(support: GameSupport, names: list[str], options: Options, data_dir: Path) -> dict:

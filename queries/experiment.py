@@ -64,7 +64,6 @@ every step the way Ctrl-C stops it by hand (a solve checkpoints) and re-running 
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -74,8 +73,7 @@ from pathlib import Path
 from abstraction.imperfect_recall import KIND_OF_METHOD
 from abstraction.methods import METHODS
 from queries import rules_experiment
-from queries.compare import (add_solve_options, check_report_dir, compare,
-                             game_support, options_from)
+from queries.compare import check_report_dir, compare, game_support, options_from
 from queries.builds import build_abstraction
 from queries.holdem_methods import PipelineOptions, run_pipeline
 from queries.limit_support import RhodeIslandSupport
@@ -87,7 +85,6 @@ from queries.views import connect
 from schema.catalog import session_scope
 from schema.catalog_abstraction import Abstraction
 from schema.errors import UserError
-from schema.paths import data_dir as resolve_data_dir
 
 RI_GRANULARITIES = ("13,25,125", "13,50,250", "13,75,500", "13,100,750", "13,125,1000",
                     "13,150,1250", "13,205,1774")
@@ -353,45 +350,3 @@ EXPERIMENTS = {"rhode-island-granularity": rhode_island_granularity,
                "rhode-island-granularity-public": rhode_island_granularity_public,
                "rhode-island-rules": rules_experiment.run,
                "holdem-methods": holdem_methods}
-
-
-def register(subparsers) -> None:
-    p = subparsers.add_parser("experiment", help="run a named comparison end to end "
-                              f"({', '.join(EXPERIMENTS)})", description=__doc__,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("name", help=f"one of {', '.join(EXPERIMENTS)}")
-    p.add_argument("--report", default=None, metavar="DIR",
-                   help="report directory (default: DATA_DIR/reports/NAME)")
-    p.add_argument("--seed", type=int, default=0, help="abstraction seed (default 0)")
-    p.add_argument("--methods", default=None,
-                   help="rhode-island-granularity(-public): comma-separated abstraction methods "
-                        f"(default eb,eb2,pa; any of {', '.join(method_tokens())}: strategy "
-                        "= GS4 clustered by the lossless game's strategy, solved first; "
-                        "METHOD-ir = METHOD built with --recall imperfect, solved by CFR, "
-                        "board hidden only)")
-    p.add_argument("--ir-iterations", type=int, default=IR_ITERATIONS,
-                   help="rhode-island-granularity: the most iterations of an imperfect-recall "
-                        "(METHOD-ir) solve, which stops at --target otherwise: under imperfect "
-                        "recall CFR need not converge (default %(default)s)")
-    p.add_argument("--variants", default=None,
-                   help="rhode-island-rules: comma-separated rule variants (default: all)")
-    h = p.add_argument_group("holdem-methods (and --jobs: steps at a time)")
-    h.add_argument("--dry-run", action="store_true",
-                   help="holdem-methods: list the steps left (what each calls) and stop")
-    h.add_argument("--json", type=Path, default=None,
-                   help="holdem-methods: the comparison's figures (default "
-                        "DATA_DIR/holdem-methods.json)")
-    h.add_argument("--logs", type=Path, default=None,
-                   help="holdem-methods: per-step logs (default DATA_DIR/pipeline-logs)")
-    h.add_argument("--memory-gb", type=float, default=PipelineOptions.memory_gb,
-                   help="holdem-methods: start a step only while the running steps' peaks "
-                        "(estimated) and its own stay under this (default %(default)s of the "
-                        "machine's 24 GiB)")
-    add_solve_options(p)
-    p.set_defaults(func=run)
-
-
-def run(args) -> int:
-    if args.name not in EXPERIMENTS:
-        raise UserError(f"unknown experiment {args.name!r}; choose from {', '.join(EXPERIMENTS)}")
-    return EXPERIMENTS[args.name](args, resolve_data_dir())

@@ -94,7 +94,7 @@ class HoldemSupport:
             time_limit=options.time_limit, checkpoint_minutes=10.0)
         name = f"holdem-{entry.abstraction}-{holdem_run.algorithm_label(args)}"
         args = replace(args, name=name)
-        holdem_run.solve_holdem(args)  # looked up at call time: tests replace it
+        holdem_run.solve_holdem(args, self.data_dir)  # looked up at call time: tests replace it
         entry.strategy = name
         return name
 

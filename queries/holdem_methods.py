@@ -368,10 +368,9 @@ def build_step(ddir: Path, **kwargs) -> None:
 
 
 def solve_step(ddir: Path, resume: bool = False, **kwargs) -> None:
-    """One solve (``solve_holdem``; the data directory is ``POKER_DATA_DIR``, which
-    :func:`main` sets). Ctrl-C: it finishes its chunk, saves its checkpoint and raises
-    KeyboardInterrupt."""
-    solve_holdem(HoldemSolveOptions(**kwargs, resume=resume))
+    """One solve (``solve_holdem`` in ``ddir``). Ctrl-C: it finishes its chunk, saves its
+    checkpoint and raises KeyboardInterrupt."""
+    solve_holdem(HoldemSolveOptions(**kwargs, resume=resume), ddir)
 
 
 def evaluate_step(ddir: Path, **kwargs) -> None:
@@ -415,7 +414,6 @@ def main(argv: list[str]) -> int:
               file=sys.stderr)
         return 2
     ddir = Path(argv[0]).resolve()
-    os.environ["POKER_DATA_DIR"] = str(ddir)  # this process is the step's: the solve reads it
     try:
         run_step(ddir, argv[1], Path(argv[2]))
     except UserError as exc:

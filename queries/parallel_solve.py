@@ -22,6 +22,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
+import numba
+
 from queries.builds import build_abstraction
 from schema.progress import progress_bar
 
@@ -74,17 +76,12 @@ def _run(fn: Callable, calls: list[tuple], jobs: int, progress: bool, what: str,
     if jobs < 1:
         raise ValueError("jobs must be at least 1")
     threads = max(1, (os.cpu_count() or 1) // jobs)
-    saved = os.environ.get("NUMBA_NUM_THREADS")
-    os.environ["NUMBA_NUM_THREADS"] = str(threads)  # read by each worker as numba starts
     done: dict[str, str] = {}
-    try:
-        pool = ProcessPoolExecutor(max_workers=jobs, max_tasks_per_child=1,
-                                   mp_context=multiprocessing.get_context("spawn"))
-    finally:
-        if saved is None:
-            os.environ.pop("NUMBA_NUM_THREADS", None)
-        else:
-            os.environ["NUMBA_NUM_THREADS"] = saved
+    # each worker sets its own thread count as it starts: an argument, not this process's
+    # environment
+    pool = ProcessPoolExecutor(max_workers=jobs, max_tasks_per_child=1,
+                               mp_context=multiprocessing.get_context("spawn"),
+                               initializer=numba.set_num_threads, initargs=(threads,))
     bar = progress_bar(total=len(calls), desc=f"{what} ({jobs} jobs)", unit=what,
                        disable=not progress)
     try:

@@ -19,7 +19,6 @@ ones is marked "*" in the picture).
 
 from __future__ import annotations
 
-import argparse
 from itertools import combinations
 from pathlib import Path
 
@@ -27,8 +26,6 @@ import numpy as np
 
 from etl.cards import RANK_CHARS, format_card, parse_cards
 from schema.errors import UserError
-from schema.paths import data_dir as resolve_data_dir
-from schema.paths import output_file
 from schema.storage import AtomicFile
 from solve.lookup import HoldemLookup, open_lookup
 
@@ -122,7 +119,7 @@ def plot_range(grid: dict, path: Path) -> Path:
         ax.set_yticks(range(13), list(RANKS_DESC))
         ax.set_title(f"{grid['actions'][a]}")
         fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
-    fig.suptitle(f"{grid['strategy']}: {_seat(grid)}, history "
+    fig.suptitle(f"{grid['strategy']}: {seat_label(grid)}, history "
                  f"'{grid['history'] or '-'}', board {grid['board'] or '-'}"
                  + ("  (grey: never trained, *: barely trained combinations)"
                     if never.any() or barely.any() else ""))
@@ -136,40 +133,8 @@ def plot_range(grid: dict, path: Path) -> Path:
     return path
 
 
-def _seat(grid: dict) -> str:
+def seat_label(grid: dict) -> str:
     """"big blind, player 2" (the seat's name and number, numbered from 1)."""
     number = f"player {grid['player']}"
     seat = grid.get("seat") or number
     return number if seat == number else f"{seat}, {number}"
-
-
-def register(subparsers) -> None:
-    p = subparsers.add_parser("plot-range", help="13x13 range grid of a Texas Hold'em strategy "
-                              "at a history and board (PNG)", description=__doc__,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("strategy", help="Texas Hold'em strategy name")
-    p.add_argument("--history", default="", help="betting so far, ACPC notation (e.g. rc/)")
-    p.add_argument("--board", default="", help="public cards dealt so far (e.g. 7c8h9s)")
-    p.add_argument("--out", default=None, help="PNG path (default: NAME-range.png here)")
-    p.set_defaults(func=run)
-
-
-def run(args) -> int:
-    out = output_file(args.out or ".", "--out", f"{args.strategy}-range.png", suffix=".png")
-    grid = range_grid(resolve_data_dir(), args.strategy, args.history, args.board)
-    plot_range(grid, out)
-    probs = np.asarray(grid["probabilities"])
-    never = np.asarray(grid["never_trained"])
-    barely = np.asarray(grid["barely_trained"])
-    trained = np.asarray(grid["combos"]) - never
-    mean = [float(np.nansum(probs[a] * trained) / max(trained.sum(), 1))
-            for a in range(len(probs))]
-    print(f"{_seat(grid)} at history '{args.history or '-'}', board "
-          f"{args.board or '-'}: " + ", ".join(f"{a} {m:.3f}" for a, m in
-                                               zip(grid["actions"], mean))
-          + " (over all trained hands)")
-    if never.sum() or barely.sum():
-        print(f"{int(never.sum()):,} of {int(np.sum(grid['combos'])):,} hands never trained "
-              f"(left out: grey), {int(barely.sum()):,} barely trained (*)")
-    print(out)
-    return 0

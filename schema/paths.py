@@ -1,4 +1,6 @@
-"""Where data lives: ``./data`` unless ``--data-dir`` or ``POKER_DATA_DIR`` says otherwise."""
+"""Where data lives: the data directory every library function is given (``data_dir``); the
+command line resolves it once (``cli.py``: ``--data-dir``, else ``$POKER_DATA_DIR``, else
+``./data``) and passes it on. Nothing here reads the environment."""
 
 from __future__ import annotations
 
@@ -8,16 +10,10 @@ from pathlib import Path
 
 from schema.errors import UserError
 
-ENV_VAR = "POKER_DATA_DIR"
-
-
 def data_dir(explicit: str | os.PathLike | None = None) -> Path:
-    """Resolve the data directory: explicit argument, then $POKER_DATA_DIR, then ./data; always
-    absolute (against the working directory now), so that nothing resolves it twice."""
-    if explicit:
-        return Path(explicit).expanduser().absolute()
-    env = os.environ.get(ENV_VAR)
-    return (Path(env) if env else Path("data")).expanduser().absolute()
+    """The data directory ``explicit`` (None or empty: ``./data``), absolute (against the
+    working directory now), so that nothing resolves it twice."""
+    return Path(explicit or "data").expanduser().absolute()
 
 
 def check_dir(path: str | os.PathLike, what: str, writable: bool = False) -> Path:

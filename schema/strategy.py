@@ -13,7 +13,7 @@ rhode-island, see :data:`STRATEGY_REACHED_SCHEMA`, and of the classic games): fa
 information set that the acting player's own strategy never reaches (its own sequence weight
 into it is 0 in the solver's realization plan, e.g. after an action the LP plays with
 probability 0). The behaviour there is undefined: those tables store the uniform strategy as a
-playable default in ``probability`` (the classic-game tables, ``solve/cli/classic.py``, store
+playable default in ``probability`` (the classic-game tables, ``solve/tree_run.py``, store
 NULL instead). It does not change the realization plan, so value and exploitability do not
 depend on it. Since issue 47 Hold'em and 3-player Kuhn tables carry it too (weight > 0).
 Tables without the column (older ones) are read as all reached; in the DuckDB ``strategies``
@@ -84,7 +84,7 @@ def _nullable_probability(schema: pa.Schema) -> pa.Schema:
                       if f.name == "probability" else f for f in schema])
 
 
-#: the classic games' tables (``solve/cli/classic.py``): ``probability`` NULL where no behaviour
+#: the classic games' tables (``solve/tree_run.py``): ``probability`` NULL where no behaviour
 #: is defined; before issue 47 without the weights
 CLASSIC_STRATEGY_SCHEMA = _nullable_probability(STRATEGY_REACHED_SCHEMA)
 CLASSIC_WEIGHT_SCHEMA = _nullable_probability(STRATEGY_WEIGHT_SCHEMA)
@@ -127,16 +127,17 @@ def training_codes(weight, round_mean) -> np.ndarray:
     return np.where(np.isnan(w), 3, code).astype(np.int8)
 
 
-def seat_name(game: str, player: int) -> str:
-    """The name of 0-based seat ``player`` in ``game``: "small blind" / "big blind" in Texas
-    Hold'em (the small blind, seat 0, acts first preflop), "player N" (from 1) elsewhere."""
-    if game == "holdem":
+def seat_name(player: int, blinds: bool = False) -> str:
+    """The name of 0-based seat ``player``: with ``blinds`` (Texas Hold'em) "small blind" /
+    "big blind" (the small blind, seat 0, acts first preflop), else "player N" (from 1). A
+    game's backend knows which (``solve.games.backend.Backend.seat_name``)."""
+    if blinds:
         return ("small blind", "big blind")[int(player)]
     return f"player {int(player) + 1}"
 
 #: Parquet key-value metadata naming a strategy table's format, which says how to read it back:
 #: ``compiled`` (a game of limit poker rules compiled to arrays, ``solve.table``), ``tree`` (a
-#: classic or sequence-form solve on a generic game tree, ``solve.cli.classic``), ``kuhn3``
+#: classic or sequence-form solve on a generic game tree, ``solve.tree_run``), ``kuhn3``
 #: (three-player Kuhn), ``holdem`` (Texas Hold'em on an abstraction, bucket sequences as cards).
 #: Tables written before the key existed are told apart as they always were
 #: (``solve.table.table_format``).

@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from abstraction import games as card_games
 from abstraction.public_board import public_board_buckets  # noqa: F401 (re-exported)
 from etl.rhode_island import hand_rank3, hand_tree
 from schema.catalog import session_scope
@@ -102,8 +103,9 @@ def load_abstraction(name: str, game: str, data_dir: str | Path) -> RhodeIslandT
         created = row.built_at
     if row_game != game:
         raise UserError(f"abstraction {name!r} is for {row_game}, not {game}")
-    if game != "rhode-island":
-        raise UserError(f"abstractions are supported for rhode-island only, not {game}")
+    compiled = card_games.names(lambda g: not g.equity_tables)  # the rules games' abstractions
+    if game not in compiled:
+        raise UserError(f"abstractions are supported for {', '.join(compiled)} only, not {game}")
 
     folder = resolve_stored(data_dir, path, Path(data_dir) / "abstractions" / name)
     rounds = []

@@ -35,11 +35,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pyarrow.parquet as pq
 
 from etl.cards import format_card
 from etl.cards import parse_cards as parse_holdem
-from schema.errors import UserError, first_line
+from schema.errors import UserError
 from schema.strategy import (BARELY_TRAINED, TRAINING, round_mean_weights, seat_name,
                              training_codes)
 from solve.abstractions import load_abstraction
@@ -51,7 +50,7 @@ from solve.holdem.buckets import indexer_tables
 from solve.holdem.run import load_policy, spec_parts
 from solve.holdem.table import round_means
 from solve.runs import NAME_PATTERN
-from solve.table import read_strategy, strategy_path
+from solve.table import read_strategy, strategy_path, table_head
 
 _HISTORY_LETTERS = set("crf/")
 
@@ -171,17 +170,6 @@ def locate_infoset(game: CompiledGame, hole: list[int], board: list[int], histor
     return d, int(game.info[d, h]), player
 
 
-def table_head(path: Path) -> dict:
-    """The ``game`` and ``abstraction`` of a strategy table, one-line errors if unreadable."""
-    try:
-        head = pq.read_table(path, columns=["game", "abstraction"]).slice(0, 1).to_pylist()
-    except Exception as exc:  # damaged or foreign file (Arrow's messages run over many lines)
-        raise UserError(f"cannot read strategy table {path}: {first_line(exc)}") from None
-    if not head:
-        raise UserError(f"strategy table {path} is empty")
-    return head[0]
-
-
 class StrategyLookup:
     """One stored strategy, loaded once, looked up at any number of situations (``at``)."""
 
@@ -193,12 +181,13 @@ class StrategyLookup:
             raise UserError(f"no strategy {name!r} (looked for {path})")
         head = table_head(path)
         spec = registry.games().get(head["game"])
-        if spec is None or spec.representation != "rules":
+        if spec is None or not spec.backend.has_rules:
             raise UserError(f"look-up supports the games defined by limit poker rules "
-                            f"({', '.join(registry.names(lambda g: g.representation == 'rules'))})"
+                            f"({', '.join(registry.names(lambda g: g.backend.has_rules))})"
                             f"; {name!r} is a {head['game']} strategy")
         self.name, self.game_name, self.abstraction = name, head["game"], head["abstraction"]
         self.rules = spec.make_rules()
+        self.seat_name = spec.backend.seat_name
         ab = load_abstraction(self.abstraction, self.game_name, data_dir) if self.abstraction else None
         self.game = compile_game(self.rules, ab)
         try:
@@ -225,7 +214,7 @@ class StrategyLookup:
         w = self.strategy.weight
         rnd = int(game.info_round[infoset])
         return Lookup(strategy=self.name, game=self.game_name, abstraction=self.abstraction,
-                      seat=seat_name(self.game_name, player),
+                      seat=self.seat_name(player),
                       player=player + 1, round=history.count("/") + 1, history=history,
                       hole="".join(rules.card_str(c) for c in hole_ids),
                       board="".join(rules.card_str(c) for c in board_ids),
@@ -290,7 +279,7 @@ class HoldemLookup:
         probs = (w / total if total > 0 else np.full(k, 1.0 / k)).tolist()
         trained = float(np.asarray(self.trained_weights[base:base + k], np.float64).sum())
         return Lookup(strategy=self.name, game="holdem", abstraction=self.abstraction,
-                      seat=seat_name("holdem", int(tree.player[n])),
+                      seat=seat_name(int(tree.player[n]), blinds=True),
                       player=int(tree.player[n]) + 1, round=rnd + 1, history=history,
                       hole="".join(format_card(c) for c in hole_ids),
                       board="".join(format_card(c) for c in board_ids),

@@ -42,6 +42,7 @@ from pathlib import Path, PurePosixPath
 import duckdb
 import pyarrow.parquet as pq
 
+from abstraction import games as card_games
 from abstraction.store import check_name as check_abstraction_name
 from abstraction.store import name_lock as abstraction_lock
 from etl.lock import file_lock
@@ -154,7 +155,7 @@ def export(data_dir: str | Path, name: str, file: str | Path) -> dict:
         "files": [{"path": p.relative_to(folder).as_posix(), "bytes": p.stat().st_size,
                    "sha256": file_sha256(p)} for p in files],
         "equity_tables": equity_fingerprint(data_dir) if kind == "abstraction" and
-        row.get("game") == "holdem" else {},
+        card_games.has(row.get("game"), lambda g: g.equity_tables) else {},
         "exported_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     }
     with AtomicFile(file, checksum=False) as f:

@@ -10,6 +10,7 @@ back into a compiled game is a column comparison plus a reshape.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -92,6 +93,10 @@ def write_strategy(data_dir: Path, name: str, strategy: Strategy) -> tuple[Path,
 TREE_PARAMS_KEY = b"poker.classic_game"
 
 
+#: Before the format was recorded, a table of these games had its game's format, by name.
+_FORMAT_NAMED_GAMES = ("kuhn3", "holdem")
+
+
 def table_format(path: str | Path) -> str:
     """The format of a strategy table (:data:`schema.strategy.FORMATS`), from its metadata;
     for a table written before the format was recorded: ``tree`` if it carries the classic
@@ -117,7 +122,7 @@ def table_format(path: str | Path) -> str:
         raise UserError(f"cannot read strategy table {path}: {first_line(exc)}") from None
     if not head:
         raise UserError(f"strategy table {path} is empty")
-    return head[0] if head[0] in ("kuhn3", "holdem") else "compiled"
+    return head[0] if head[0] in _FORMAT_NAMED_GAMES else "compiled"
 
 
 def read_strategy(path: str | Path, game: CompiledGame) -> Strategy:
@@ -180,7 +185,6 @@ def table_training_counts(path: str | Path) -> list[dict] | None:
         return None
     infosets = t.group_by(["game", "round", "player", "cards", "history"],
                           use_threads=False).aggregate([("weight", "max")])
-    game = infosets.column("game").to_pylist()[0] if infosets.num_rows else ""
     rounds = infosets.column("round").to_numpy().astype(np.int64)
     players = infosets.column("player").to_numpy().astype(np.int64)
     weight = infosets.column("weight_max").to_numpy().astype(np.float64)
@@ -191,7 +195,7 @@ def table_training_counts(path: str | Path) -> list[dict] | None:
     for r in range(n_rounds):
         for p in sorted(set(players[rounds == r].tolist())):
             mine = (rounds == r) & (players == p)
-            rows.append({"round": r + 1, "seat": seat_name(str(game), p),
+            rows.append({"round": r + 1, "seat": seat_name(p),
                          "infosets": int(mine.sum()), "never trained": int((code[mine] == 2).sum()),
                          "barely trained": int((code[mine] == 1).sum()),
                          "mean weight": float(mean[r])})
@@ -207,3 +211,33 @@ def training_lines(counts: list[dict] | None) -> list[str]:
              f"{BARELY_TRAINED:g} x the round's mean):"]
             + [f"  round {r['round']} {r['seat']}: {r['never trained']:,} never trained, "
                f"{r['barely trained']:,} barely trained, of {r['infosets']:,}" for r in counts])
+
+
+def table_head(path: Path) -> dict:
+    """The ``game`` and ``abstraction`` of a strategy table, one-line errors if unreadable."""
+    try:
+        batch = next(pq.ParquetFile(path).iter_batches(batch_size=1,
+                                                       columns=["game", "abstraction"]), None)
+        head = [] if batch is None else batch.to_pylist()[:1]
+    except Exception as exc:  # damaged or foreign file (Arrow's messages run over many lines)
+        raise UserError(f"cannot read strategy table {path}: {first_line(exc)}") from None
+    if not head:
+        raise UserError(f"strategy table {path} is empty")
+    return head[0]
+
+
+def table_game(path: str | Path, fmt: str) -> str:
+    """The registry name of the game of strategy table ``path`` of format ``fmt``: a ``tree``
+    table records it in its metadata (its ``game`` column holds the tree's name, with the
+    parameters), the others in their ``game`` column.
+
+    Raises:
+        UserError: the table or its metadata cannot be read (one line).
+    """
+    if fmt == "tree":
+        meta = pq.read_schema(path).metadata or {}
+        try:
+            return json.loads(meta[TREE_PARAMS_KEY])["game"]
+        except (KeyError, ValueError, TypeError):
+            raise UserError(f"strategy table {path} has damaged game metadata") from None
+    return table_head(path)["game"]

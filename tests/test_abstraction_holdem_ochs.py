@@ -20,7 +20,8 @@ from abstraction.emd import EMDLine
 from abstraction.hands import GameHands, HandRound, LeafRound
 from abstraction.holdem import round_index_arrays
 from abstraction.methods import OpponentClusterHandStrength
-from abstraction.ochs import (HoldemOCHS, cached_holdem_ochs, check_opponent_clusters,
+from abstraction.games import check_opponent_clusters
+from abstraction.ochs import (HoldemOCHS, cached_holdem_ochs,
                               holdem_board_rows, holdem_ochs_table, holdem_opponent_clusters,
                               pair_clusters)
 from abstraction.ochs_river import OCHSRiver, sample_kmeans

@@ -94,7 +94,7 @@ def solved(tmp_path_factory):
     d = tmp_path_factory.mktemp("gs4-holdem")
     mp = pytest.MonkeyPatch()
     game = standin()
-    mp.setattr("abstraction.build.holdem_hands", lambda *a, **k: game)
+    mp.setattr("abstraction.games.holdem_hands", lambda *a, **k: game)
     try:
         for name, buckets in (("pre169", "169,200,300,400"), ("pre20", BUCKETS)):
             assert run(d, "build-abstraction", "--game", "holdem", "--method", "pa",
@@ -181,7 +181,7 @@ def test_hands_with_equal_vectors_share_a_bucket(solved):
 
 def test_build_abstraction_from_a_holdem_strategy(solved, monkeypatch, capsys):
     d, game, _ = solved
-    monkeypatch.setattr("abstraction.build.holdem_hands", lambda *a, **k: game)
+    monkeypatch.setattr("abstraction.games.holdem_hands", lambda *a, **k: game)
     argv = ["build-abstraction", "--game", "holdem", "--method", "strategy", "--from-strategy",
             "s169", "--buckets", BUCKETS, "--n-init", "1", "--workers", "1", "--seed", "4"]
     assert run(d, *argv, "--name", "gs4") == 0
@@ -251,7 +251,7 @@ def test_refusals_are_one_line_before_any_table_is_read(solved, monkeypatch, cap
     def no_hands(*a, **k):
         raise AssertionError("the hands were loaded")
 
-    monkeypatch.setattr("abstraction.build.holdem_hands", no_hands)
+    monkeypatch.setattr("abstraction.games.holdem_hands", no_hands)
     buckets_arg = BUCKETS if game == "holdem" else "13,25,125"
     rc = run(d, "build-abstraction", "--game", game, "--method", "strategy", "--buckets",
              buckets_arg, "--name", "bad", *extra)

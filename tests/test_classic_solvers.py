@@ -222,7 +222,8 @@ def test_evaluate_classic_tables(tmp_path, capsys):
 
     import cli
     from schema.errors import UserError
-    from solve.cli import classic as classic_cli
+    from solve import tree_run
+    from solve.games import registry
     from solve.table import strategy_path
 
     def numbers(text):
@@ -238,7 +239,8 @@ def test_evaluate_classic_tables(tmp_path, capsys):
         solved = numbers(next(line for line in out.splitlines() if line.startswith(name + ":")))
         path = strategy_path(tmp_path, name)
         assert table_format(path) == "tree"
-        assert classic_cli.evaluate_command(path) == 0
+        build = registry.get(tree_run.table_params(path)[0]).backend.sequence_form
+        tree_run.evaluate(path, build, tmp_path, print)
         assert numbers(capsys.readouterr().out) == pytest.approx(solved, rel=1e-5, abs=1e-12)
     assert cli.main(["--data-dir", str(tmp_path), "solve", "--game", "kuhn", "--algorithm", "lp", "--name", "k"]) == 0
     assert table_format(strategy_path(tmp_path, "k")) == "compiled"
@@ -247,4 +249,4 @@ def test_evaluate_classic_tables(tmp_path, capsys):
     t = pq.read_table(path)
     pq.write_table(t.slice(0, t.num_rows - 2), path)
     with pytest.raises(UserError, match="rows for player 2"):
-        classic_cli.load_table(path)
+        tree_run.load_table(path, registry.get("von-neumann").backend.sequence_form, tmp_path)

@@ -228,7 +228,7 @@ def test_holdem_strategy_of_an_earlier_build_is_not_reused(tmp_path, monkeypatch
     with pytest.raises(UserError, match="predates abstraction 'hp'"):
         support.resolve(["old"])
     solved = []
-    monkeypatch.setattr(holdem_solve, "solve_holdem", lambda opts: solved.append(opts.abstraction))
+    monkeypatch.setattr(holdem_solve, "solve_holdem", lambda opts, data_dir: solved.append(opts.abstraction))
     # the only run is of an earlier build: a new one is solved instead of reusing it
     assert (support.ensure_strategy(support.resolve(["hp"])[0], Options())
             == "holdem-hp-pcs-plus-h64")

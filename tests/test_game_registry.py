@@ -8,6 +8,7 @@ import pytest
 
 import cli
 from solve.games import registry
+from solve.games.backends import RulesBackend
 from solve.games.compile import compile_game
 from solve.games.limit_tree import limit_tree
 from solve.games.rules import LimitPokerRules, kuhn, leduc
@@ -17,6 +18,7 @@ from solve.algorithms.lp_exact import solve_exact
 
 # The whole of adding a game: a rules factory and one registry line, in one module.
 PLUGIN = textwrap.dedent('''
+    from solve.games.backends import RulesBackend
     from solve.games.registry import Game
     from solve.games.rules import LimitPokerRules
 
@@ -27,7 +29,7 @@ PLUGIN = textwrap.dedent('''
                                contributions=(1, 1), first_to_act=(0,), ranking="high_card",
                                rank_symbols="JQKA")
 
-    GAMES = [Game("kuhn4", "Kuhn poker with four cards", "rules", kuhn4, compare=True)]
+    GAMES = [Game("kuhn4", "Kuhn poker with four cards", RulesBackend(kuhn4), compare=True)]
 ''')
 
 
@@ -78,12 +80,14 @@ def test_unknown_game_and_broken_plugin_are_one_line_errors(tmp_path, capsys, mo
 
 
 def test_registry_entries_are_validated():
-    with pytest.raises(ValueError, match="representation"):
+    with pytest.raises(ValueError, match="backend must be"):
         registry.Game("x", "x", "chess")
-    with pytest.raises(ValueError, match="rules factory"):
-        registry.Game("x", "x", "tree", kuhn)
-    with pytest.raises(ValueError, match="rules factory"):
-        registry.Game("x", "x", "rules")
+    with pytest.raises(ValueError, match="backend must be"):
+        registry.Game("x", "x", kuhn)
+    with pytest.raises(ValueError, match="reference"):
+        registry.Game("x", "x", RulesBackend(kuhn), reference="exact")
+    with pytest.raises(ValueError, match="not defined by limit poker rules"):
+        registry.get("kuhn-blinds").make_rules()
     assert len(set(registry.names())) == len(registry.names())
 
 

@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import cli
+from solve.games import registry
 from solve.games.compile import compile_game
 from solve.games.rules import leduc
 from solve.holdem.buckets import synthetic_buckets
@@ -325,8 +326,10 @@ def test_training_codes_and_seat_names():
     codes = training_codes(np.array([0.0, 0.009, 0.011, 2.0, np.nan]), 1.0)
     assert [TRAINING[c] for c in codes] == ["never trained", "barely trained", "trained",
                                              "trained", "unknown"]
-    assert [seat_name("holdem", p) for p in (0, 1)] == ["small blind", "big blind"]
-    assert [seat_name("leduc", p) for p in (0, 1)] == ["player 1", "player 2"]
+    assert [seat_name(p, blinds=True) for p in (0, 1)] == ["small blind", "big blind"]
+    assert [seat_name(p) for p in (0, 1)] == ["player 1", "player 2"]
+    assert [registry.get(g).backend.seat_name(p) for g in ("holdem", "leduc") for p in (0, 1)] \
+        == ["small blind", "big blind", "player 1", "player 2"]
 
 
 def test_solvers_store_the_weight_their_strategy_was_made_from(tmp_path):

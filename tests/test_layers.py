@@ -98,3 +98,63 @@ def test_a_planted_hidden_import_is_caught():
     planted = ast.parse("def f():\n    import matplotlib\n    from solve.loop import measure\n")
     assert hidden_imports([("solve", ROOT / "solve" / "planted.py", planted)]) == \
         ["solve/planted.py:3 imports solve.loop", "solve/planted.py:3 imports solve.loop.measure"]
+
+
+#: What builds a command line: argparse and its parser methods.
+PARSER_CALLS = {"add_argument", "add_argument_group", "add_parser", "add_subparsers",
+                "add_mutually_exclusive_group"}
+#: The environment variable naming the data directory, which only the CLI reads (issue 48).
+DATA_DIR_ENV = "POKER_DATA_DIR"
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the docstring constants of ``tree``'s module, classes and functions."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                out.add(id(body[0].value))
+    return out
+
+
+def cli_code_in_library(sources) -> list[str]:
+    """``file:line what`` for every import of argparse, parser-building call or mention of
+    ``POKER_DATA_DIR`` (outside docstrings) in a module that is not CLI code (:func:`is_cli`):
+    library functions take typed parameters and an explicit ``data_dir``; the CLI builds the
+    parser, reads the environment and passes them on."""
+    bad = []
+    for _, f, tree in sources:
+        me = ".".join(f.relative_to(ROOT).with_suffix("").parts)
+        if is_cli(me):
+            continue
+        docs = _docstrings(tree)
+        where = f.relative_to(ROOT)
+        for line, m in imported(tree):
+            if m.split(".")[0] == "argparse":
+                bad.append(f"{where}:{line} imports {m}")
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in PARSER_CALLS):
+                bad.append(f"{where}:{node.lineno} calls {node.func.attr}")
+            elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                  and DATA_DIR_ENV in node.value and id(node) not in docs):
+                bad.append(f"{where}:{node.lineno} reads {DATA_DIR_ENV}")
+    return sorted(set(bad))
+
+
+def test_library_code_builds_no_parser_and_reads_no_data_dir_variable():
+    bad = cli_code_in_library(modules())
+    assert not bad, "\n".join(bad)
+
+
+def test_planted_cli_code_in_a_library_module_is_caught():
+    planted = ast.parse('"""Reads POKER_DATA_DIR? No: a docstring may say so."""\n'
+                        "import os\nfrom argparse import Namespace\n\n"
+                        "def f(p):\n    p.add_argument('--x')\n"
+                        "    return os.environ.get('POKER_DATA_DIR')\n")
+    assert cli_code_in_library([("solve", ROOT / "solve" / "planted.py", planted)]) == [
+        "solve/planted.py:3 imports argparse", "solve/planted.py:3 imports argparse.Namespace",
+        "solve/planted.py:6 calls add_argument", "solve/planted.py:7 reads POKER_DATA_DIR"]
+    as_cli = [("solve", ROOT / "solve" / "cli" / "planted.py", planted)]
+    assert cli_code_in_library(as_cli) == []

@@ -10,9 +10,14 @@ import pytest
 import cli
 from solve.algorithms import _kernels as K
 from solve.algorithms.cfr import CFRSolver
-from solve.cli.commands import _compile
+from solve.games import registry
+from solve.limit_run import compile_with
 from solve.algorithms.lp import solve_lp
 from solve.table import read_strategy, strategy_path, to_table
+
+
+def _compile(game, abstraction, data_dir):
+    return compile_with(registry.get(game).make_rules(), game, abstraction, data_dir)[0]
 
 
 def run(tmp_path, *argv):

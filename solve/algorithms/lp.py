@@ -18,7 +18,7 @@ from solve.algorithms import _kernels as K
 from solve.games.compile import CompiledGame
 from solve.strategy import Strategy
 
-REACH_TOL = 1e-12  # sequence weights at or below this are taken as 0 (also solve/cli/classic.py)
+REACH_TOL = 1e-12  # sequence weights at or below this are taken as 0 (also solve/tree_run.py)
 
 
 def sequence_form(game: CompiledGame):

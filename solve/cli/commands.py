@@ -8,33 +8,22 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
-import time
-import zipfile
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
 from schema.errors import UserError
-from schema.paths import data_dir as resolve_data_dir
-from schema.progress import progress_bar
-from schema.strategy import seat_name
 from solve import lookup, share
 from solve.cli import classic as classic_cli
 from solve.cli import holdem as holdem_cli
 from solve.cli import holdem_exact
-from solve.games import kuhn3
-from solve.algorithms.abstract_cfr import make_solver
-from solve.abstractions import load_abstraction, refuse_stale_checkpoint
-from solve.algorithms.evaluate import expected_value, exploitability
 from solve.games import registry
-from solve.games.compile import compile_game
-from solve.loop import check_stop_args, iterate_until
-from solve.algorithms.lp import solve_lp
-from solve.runs import NAME_PATTERN, check_catalog, store_strategy
-from solve.table import (read_strategy, strategy_path, table_format, table_training_counts,
-                         training_lines)
+from solve.games.backend import EvaluateRequest, SolveRequest
+from solve.runs import NAME_PATTERN
+from solve.table import strategy_path, table_format, table_game
 
 _NAME = NAME_PATTERN
 
@@ -137,7 +126,7 @@ def register(subparsers) -> None:
 
 
 def run_strategy(args) -> int:
-    found = lookup.lookup(resolve_data_dir(), args.strategy, args.hole, args.board, args.history)
+    found = lookup.lookup(args.data_dir, args.strategy, args.hole, args.board, args.history)
     if args.format == "json":
         print(json.dumps(found.as_dict()))
         return 0
@@ -181,7 +170,7 @@ def training_line(found) -> str:
 
 
 def run_export(args) -> int:
-    m = share.export(resolve_data_dir(), args.name, args.file)
+    m = share.export(args.data_dir, args.name, args.file)
     size = sum(f["bytes"] for f in m["files"])
     print(f"exported {m['kind']} {m['name']!r}: {len(m['files'])} file(s), {size:,} bytes "
           f"-> {args.file}")
@@ -192,130 +181,35 @@ def run_import(args) -> int:
     if not Path(args.file).is_file():
         raise UserError(f"no archive {args.file}")
     cap = share.MAX_SIZE if args.max_size is None else share.parse_size(args.max_size)
-    got = share.import_(resolve_data_dir(), args.file, replace=args.replace, max_size=cap)
+    got = share.import_(args.data_dir, args.file, replace=args.replace, max_size=cap)
     print(f"imported {got.kind} {got.name!r}: {got.files} file(s), {got.bytes:,} bytes")
     return 0
 
 
-def _compile(game: str, abstraction: str | None, data_dir: Path, with_abstraction: bool = False):
-    """The compiled game (and, if ``with_abstraction``, the card abstraction object too)."""
-    ab = None
-    if abstraction is not None:
-        ab = load_abstraction(abstraction, game, data_dir)
-    g = compile_game(registry.get(game).make_rules(), ab)
-    return (g, ab) if with_abstraction else g
+def _fields(cls, args) -> dict:
+    """The attributes of ``args`` named as the fields of dataclass ``cls``."""
+    return {f.name: getattr(args, f.name) for f in dataclasses.fields(cls)}
 
 
 def run_solve(args) -> int:
-    spec = registry.get(args.game)
-    if spec.representation == "holdem":  # limit Texas Hold'em on a built abstraction (issue 6)
-        return holdem_cli.run_solve(args)
-    if spec.representation == "tree" or classic_cli.handles(args):
-        return classic_cli.run(args)  # generic trees: classic games, egt, ga, lp --exact
-    spec.check_algorithm(args.algorithm)
-    check_stop_args(args)
-    if args.abstraction is not None and not spec.card_abstractions:
-        games = registry.names(lambda g: g.card_abstractions and g.representation == "rules")
-        raise UserError(f"--abstraction is supported for {', '.join(games)} only (and "
-                        f"holdem), not {args.game}")
-    name = args.name or f"{args.game}-{args.abstraction or 'full'}-{args.algorithm}"
-    if not _NAME.match(name):
-        raise UserError(f"strategy name {name!r} must be letters, digits, '_', '.', '+', '-'")
-    ddir = resolve_data_dir()
-    check_catalog(ddir)
-
-    if spec.representation == "kuhn3":
-        return kuhn3.solve_command(args, name, ddir)
-
-    t0 = time.time()
-    game, card_abstraction = _compile(args.game, args.abstraction, ddir, with_abstraction=True)
-    abstract = game.abstraction is not None
-    ckpt = strategy_path(ddir, name).with_name("checkpoint.npz")
-    if args.algorithm == "lp":
-        if not getattr(card_abstraction, "perfect_recall", True):
-            raise UserError(f"--algorithm lp needs perfect recall; {args.abstraction!r} was "
-                            "built with --recall imperfect (solve it with cfr, cfr+ or dcfr)")
-        if args.resume:
-            raise UserError("--resume applies to cfr, cfr+ and dcfr")
-        strategy, _ = solve_lp(game)
-        iterations = 0
-    else:
-        try:
-            solver = make_solver(game, args.algorithm, card_abstraction,
-                                 getattr(args, "engine", "auto"))
-        except ValueError as exc:
-            raise UserError(f"--engine form: {exc}") from None
-        if args.resume:
-            if not ckpt.exists():
-                raise UserError(f"no checkpoint to resume for {name!r} ({ckpt})")
-
-            refuse_stale_checkpoint(ckpt, getattr(card_abstraction, "created", None), name,
-                                    args.abstraction)
-
-            try:
-                solver.load(ckpt)
-            except (zipfile.BadZipFile, EOFError) as exc:  # e.g. a truncated checkpoint.npz
-                raise UserError(f"cannot resume {name!r}: damaged checkpoint {ckpt} ({exc}); "
-                                "solve without --resume") from None
-            except (ValueError, KeyError, OSError) as exc:
-                raise UserError(f"cannot resume {name!r}: {exc}") from None
-        default_iters = 1000 if args.target_exploitability is None and args.time_limit is None else None
-        total = args.iterations if args.iterations is not None else default_iters
-        every = args.check_every or spec.check_every
-        bar = progress_bar(total=total, initial=solver.iteration_ if total else 0, unit="it",
-                   desc=f"{args.algorithm} {args.game}")
-        try:
-            iterate_until(solver, game, every, total=total, target=args.target_exploitability,
-                          time_limit=args.time_limit, started=t0, checkpoint=ckpt, bar=bar)
-        finally:
-            bar.close()
-        strategy = solver.average_strategy()
-        iterations = solver.iteration_
-    real_expl = exploitability(game, strategy)
-    abs_expl = exploitability(game, strategy, abstract=True) if abstract else None
-    value = expected_value(game, strategy)
-    wall = time.time() - t0
-    path, digest = store_strategy(ddir, name, strategy, args.game, game.abstraction, args.algorithm,
-                          iterations, wall, real_expl, abs_expl, value)
-    print(f"{name}: game={args.game} abstraction={game.abstraction or '-'} algorithm={args.algorithm} "
-          f"iterations={iterations} wall={wall:.1f}s value={value:.6g} exploitability={real_expl:.6g}"
-          + (f" abstract_exploitability={abs_expl:.6g}" if abs_expl is not None else "")
-          + f"\n{path}")
-    for line in unreached_report(strategy):
-        print(line)
+    game = registry.get(args.game)
+    backend = game.backend
+    backend.solve(game, SolveRequest(**_fields(SolveRequest, args)),
+                  backend.options(**_fields(backend.options, args)), args.data_dir, print)
     return 0
-
-
-def unreached_report(strategy, show: int = 12) -> list[str]:
-    """One console line per player with information sets its own strategy never reaches
-    (``Strategy.reached`` false): the count and the first ``show`` as "cards history"."""
-    g = strategy.game
-    un = strategy.unreached()
-    if not len(un):
-        return []
-    labels, hists = g.infoset_labels(), g.infoset_histories()
-    lines = []
-    for p in (0, 1):
-        mine = un[g.info_player[un] == p]
-        if len(mine):
-            names = [f"{labels[I]} {hists[I]}" for I in mine[:show]]
-            lines.append(f"{seat_name(g.rules.name, p)}: {len(mine)} information sets never reached by its own strategy "
-                         f"(no behaviour defined; stored with reached = false, probability uniform "
-                         f"as a playable default): {', '.join(names)}{' ...' if len(mine) > show else ''}")
-    return lines
 
 
 def run_evaluate(args) -> int:
     if args.best_response or args.workers or args.scheduler:
         return holdem_exact.run(args)
-    ddir = resolve_data_dir()
+    ddir = args.data_dir
     curve_only = [f for f, v in (("--with", args.with_runs), ("--reference", args.reference),
                                  ("--out", args.out)) if v]
     if args.curve:
         if args.threshold is not None or args.lbr_deals is not None:
             raise UserError("--curve takes no --threshold or --lbr-deals (a thresholded "
                             "strategy can be the --reference)")
-        return holdem_cli.run_curve(args.strategy, args.with_runs, args.reference,
+        return holdem_cli.run_curve(args.data_dir, args.strategy, args.with_runs, args.reference,
                                     args.h2h_deals, args.out, args.lbr_boards or 0)
     if curve_only:
         raise UserError(f"{', '.join(curve_only)}: only with --curve")
@@ -327,30 +221,7 @@ def run_evaluate(args) -> int:
     if not path.exists():
         raise UserError(f"no strategy {args.strategy!r} (looked for {path})")
     fmt = table_format(path)
-    if args.threshold is not None and fmt != "holdem":
-        raise UserError("--threshold applies to holdem strategies")
-    if fmt != "compiled":
-        if fmt == "holdem":
-            return holdem_cli.run_evaluate(path, args.lbr_boards, args.lbr_deals, args.h2h_deals,
-                                           args.threshold)
-        for text in training_lines(table_training_counts(path)):  # first: figures stay last
-            print(text)
-        return {"tree": classic_cli.evaluate_command, "kuhn3": kuhn3.evaluate_command}[fmt](path)
-    head = lookup.table_head(path)
-    game_name, abstraction = head["game"], head["abstraction"]
-    if game_name not in registry.games():
-        raise UserError(f"strategy {path} is for unknown game {game_name!r}")
-    game = _compile(game_name, abstraction, ddir)
-    try:
-        strategy = read_strategy(path, game)
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
-    for text in training_lines(table_training_counts(path)):  # first: the figures stay last
-        print(text)
-    expl = exploitability(game, strategy)
-    line = (f"game={game_name} abstraction={abstraction or '-'} value={expected_value(game, strategy):.9g} "
-            f"exploitability={expl:.9g}")
-    if abstraction:
-        line += f" abstract_exploitability={exploitability(game, strategy, abstract=True):.9g}"
-    print(line)
+    game = registry.for_table(path, table_game(path, fmt), fmt)
+    game.backend.evaluate(game, path, fmt, ddir, EvaluateRequest(**_fields(EvaluateRequest, args)),
+                          print)
     return 0

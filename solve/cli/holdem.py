@@ -1,5 +1,6 @@
-"""``solve --game holdem`` and ``evaluate`` of a Hold'em strategy (issue 6); ``compare --game
-holdem`` goes through ``queries/holdem_compare.py``.
+"""The options of ``solve --game holdem`` (:class:`solve.holdem.run.HoldemSolveOptions`; the
+game's backend solves and evaluates it, ``solve.games.backends``) and ``evaluate --curve``
+(issue 6); ``compare --game holdem`` goes through ``queries/holdem_compare.py``.
 
     python cli.py solve --game holdem --abstraction holdem-pa-20-800-4800-28800 --time-limit 3600 --name pa-1h
     python cli.py solve --game holdem --abstraction holdem-pa-20-800-4800-28800 --time-limit 7200 --resume --name pa-1h
@@ -18,24 +19,10 @@ equity tables needed; its length sets the number of betting rounds), for tests a
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-from schema.errors import UserError
-from schema.paths import data_dir as resolve_data_dir
 from schema.paths import output_file
-from schema.strategy import BARELY_TRAINED
 from solve.holdem import curve
-from solve.holdem.evaluate import Policy, duplicate_match
 from solve.holdem.pcs import AVERAGING, DCFR_ALPHA, DCFR_BETA, PCS_HANDS, PCS_REGRET, REGRETS
-from solve.holdem.run import (CLOCKS, DEFAULT_SAMPLER, SAMPLERS, HoldemSolveOptions, lbr_estimate,
-                              load_policy, solve_holdem)
-from solve.holdem.table import training_counts
-
-
-#: The most deals or boards an evaluation samples: they are drawn up front (9 bytes a deal,
-#: so at most about 1 GB), and 10^8 is already days of LBR or head-to-head.
-MAX_SAMPLES = 10 ** 8
+from solve.holdem.run import CLOCKS, DEFAULT_SAMPLER, SAMPLERS
 
 
 def add_arguments(p) -> None:
@@ -92,68 +79,11 @@ def add_arguments(p) -> None:
                    help="holdem: bets per round cap (default 4, the real game)")
 
 
-def run_solve(args) -> int:
-    """``solve --game holdem``: the options of ``args`` as :class:`HoldemSolveOptions`."""
-    fields = HoldemSolveOptions.__dataclass_fields__
-    return solve_holdem(HoldemSolveOptions(**{f: getattr(args, f) for f in fields}))
-
-
-def run_evaluate(path: Path, lbr_boards: int | None = None, lbr_deals: int | None = None,
-                 h2h_deals: int | None = None, threshold: str | None = None) -> int:
-    """``evaluate`` of a Hold'em strategy: the LBR bound and duplicate results against the
-    baselines, over the numbers of deals (boards) given, else those its solve run used (fresh
-    seeds); with ``threshold``, of the strategy thresholded at it (``load_policy``'s ``~TAU``)."""
-    for flag, v in (("--lbr-boards", lbr_boards), ("--lbr-deals", lbr_deals),
-                    ("--h2h-deals", h2h_deals)):
-        if v is not None and v < (2 if flag == "--h2h-deals" else 0):
-            raise UserError(f"{flag} must be at least {2 if flag == '--h2h-deals' else 0}, got {v}")
-        if v is not None and v > MAX_SAMPLES:  # before any evaluation runs
-            raise UserError(f"{flag} must be at most {MAX_SAMPLES:,}, got {v:,}")
-    ddir = resolve_data_dir()
-    name = path.parent.name
-    cache: dict = {}
-    pol, tree = load_policy(name if threshold is None else f"{name}~{threshold}", ddir, cache)
-    raw = pol if threshold is None else load_policy(name, ddir, cache)[0]
-    for line in training_report(tree, raw):
-        print(line)
-    meta = json.loads((ddir / "strategies" / name / "run.json").read_text())
-    h2h = h2h_deals if h2h_deals is not None else max(int(meta.get("h2h_deals", 20000)), 2)
-    n_lbr = lbr_deals if lbr_deals is not None else int(meta.get("lbr_deals", 2000))
-    boards = lbr_boards if lbr_boards is not None else int(meta.get("lbr_boards", 0))
-    for b in (Policy.always_call, Policy.always_raise):
-        opp = b(tree, pol.buckets)
-        print(f"vs {opp.name}: {duplicate_match(tree, pol, opp, h2h, seed=7)}")
-    lbr = lbr_estimate(tree, pol, n_lbr, boards, seed=8)
-    if lbr is not None:
-        (lbr, s0, s1), unit = lbr
-        print(f"local best response (lower bound on exploitability): {lbr} over {unit} "
-              f"[as small blind: {s0.mean:+.1f}, as big blind: {s1.mean:+.1f}]")
-    return 0
-
-
-def training_report(tree, pol) -> list[str]:
-    """Lines of ``evaluate``: per round (from 1) and seat, the information sets the solver never
-    trained (average-strategy weight 0: the table holds the uniform default there) and barely
-    trained (``schema.strategy.BARELY_TRAINED`` of the round's mean weight)."""
-    rows = training_counts(tree, pol.buckets, pol.weights, pol.offset)
-    lines = [f"information sets never trained (weight 0) / barely trained (weight below "
-             f"{BARELY_TRAINED:g} x the round's mean) of {pol.name}:"]
-    for r in rows:
-        lines.append(f"  round {r['round']} {r['seat']}: {r['never trained']:,} never trained, "
-                     f"{r['barely trained']:,} barely trained, of {r['infosets']:,}")
-    for rnd in sorted({r["round"] for r in rows}):
-        mine = [r for r in rows if r["round"] == rnd]
-        lines.append(f"  round {rnd}: {sum(r['never trained'] for r in mine):,} never trained, "
-                     f"{sum(r['barely trained'] for r in mine):,} barely trained, of "
-                     f"{sum(r['infosets'] for r in mine):,}")
-    return lines
-
-
-def run_curve(name: str, with_runs: list[str], reference: str | None, h2h_deals: int | None,
-              out: str | None, lbr_boards: int = 0) -> int:
+def run_curve(ddir, name: str, with_runs: list[str], reference: str | None,
+              h2h_deals: int | None, out: str | None, lbr_boards: int = 0) -> int:
     """``evaluate NAME --curve``: :func:`solve.holdem.curve.convergence` of NAME and the
-    ``--with`` runs, printed as one table per run and drawn as a PNG."""
-    ddir = resolve_data_dir()
+    ``--with`` runs in data directory ``ddir``, printed as one table per run and drawn as a
+    PNG."""
     path = output_file(out or ddir / "reports" / f"{name}-convergence.png", "--out",
                        f"{name}-convergence.png", suffix=".png")
     deals = h2h_deals if h2h_deals is not None else 20_000

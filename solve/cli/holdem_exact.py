@@ -15,7 +15,6 @@ import argparse
 
 from etl.cluster import check_scheduler
 from schema.errors import UserError
-from schema.paths import data_dir as resolve_data_dir
 from solve.holdem import best_response
 
 
@@ -44,7 +43,7 @@ def run(args) -> int:
     if args.scheduler:
         check_scheduler(args.scheduler)
     spec = args.strategy if args.threshold is None else f"{args.strategy}~{args.threshold}"
-    res = best_response.run_exact(resolve_data_dir(), spec, workers=args.workers,
+    res = best_response.run_exact(args.data_dir, spec, workers=args.workers,
                                   scheduler=args.scheduler)
     d = res.as_dict()
     print(f"exact best response (every deal, {res.flops:,} canonical flops): exploitability "

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 
 from schema.listing import FORMATS, Column, human_bytes, print_rows
-from schema.paths import data_dir as resolve_data_dir
 from solve.runs import list_strategies
 
 
@@ -41,7 +40,7 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    rows = list_strategies(resolve_data_dir()) if resolve_data_dir().is_dir() else []
+    rows = list_strategies(args.data_dir) if args.data_dir.is_dir() else []
     print_rows(rows, COLUMNS, args.format, title="strategies",
                empty="no strategies stored (see: cli.py solve --help)")
     return 0

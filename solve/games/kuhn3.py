@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 from schema.errors import UserError
 from schema.progress import progress_bar
 from schema.strategy import STRATEGY_WEIGHT_SCHEMA, with_format
-from solve.games.registry import CFR_FAMILY
+from solve.games.backend import CFR_FAMILY, Report, SolveRequest
 from solve.loop import iterate_until
 from solve.runs import store_kuhn3
 
@@ -250,15 +250,19 @@ def from_table(table: pa.Table, game: Kuhn3) -> np.ndarray:
     return strat
 
 
-def solve_command(args, name: str, data_dir: Path) -> int:
+def solve(request: SolveRequest, name: str, data_dir: Path, report: Report) -> Path:
+    """Solve three-player Kuhn with ``request.algorithm`` (the CFR family) until its stopping
+    options say so; store the table and its catalog row (``exploitability``: NashConv);
+    report the summary; returns the table's path."""
     t0 = time.time()
-    solver = Kuhn3Solver(args.algorithm)
-    total = args.iterations or (None if (args.target_exploitability or args.time_limit) else 1000)
-    bar = progress_bar(total=total, unit="it", desc=f"{args.algorithm} kuhn3")
+    solver = Kuhn3Solver(request.algorithm)
+    total = request.iterations or (None if (request.target_exploitability or request.time_limit)
+                                   else 1000)
+    bar = progress_bar(total=total, unit="it", desc=f"{request.algorithm} kuhn3")
     try:
-        iterate_until(solver, None, args.check_every or 50, total=total,
-                      target=args.target_exploitability, time_limit=args.time_limit, started=t0,
-                      bar=bar, label="nash_conv",
+        iterate_until(solver, None, request.check_every or 50, total=total,
+                      target=request.target_exploitability, time_limit=request.time_limit,
+                      started=t0, bar=bar, label="nash_conv",
                       measure_fn=lambda: nash_conv(solver.game, solver.average_strategy()))
     finally:
         bar.close()
@@ -267,19 +271,19 @@ def solve_command(args, name: str, data_dir: Path) -> int:
     v = values(solver.game, strat)
     wall = time.time() - t0
     path = store_kuhn3(data_dir, name, to_table(name, solver.game, strat,
-                                                solver.average_.sum(axis=2)), args.algorithm,
-                        solver.iteration_, wall, nc, float(v[0]))
-    print(f"{name}: game=kuhn3 algorithm={args.algorithm} iterations={solver.iteration_} wall={wall:.1f}s "
-          f"values={np.round(v, 6).tolist()} nash_conv={nc:.6g}\n{path}")
-    return 0
+                                                solver.average_.sum(axis=2)), request.algorithm,
+                       solver.iteration_, wall, nc, float(v[0]))
+    report(f"{name}: game=kuhn3 algorithm={request.algorithm} iterations={solver.iteration_} "
+           f"wall={wall:.1f}s values={np.round(v, 6).tolist()} nash_conv={nc:.6g}\n{path}")
+    return path
 
 
-def evaluate_command(path: Path) -> int:
+def evaluate(path: Path, report: Report) -> None:
+    """Report each player's value and the NashConv of the stored table ``path``."""
     game = build()
     try:
         strat = from_table(pq.read_table(path), game)
     except ValueError as exc:
         raise UserError(str(exc)) from None
     v = values(game, strat)
-    print(f"game=kuhn3 values={np.round(v, 9).tolist()} nash_conv={nash_conv(game, strat):.9g}")
-    return 0
+    report(f"game=kuhn3 values={np.round(v, 9).tolist()} nash_conv={nash_conv(game, strat):.9g}")

@@ -99,7 +99,7 @@ def training_counts(tree: BettingTree, buckets: HoldemBuckets, average: np.ndarr
             mine = tree.player[nodes] == p
             if not mine.any():
                 continue
-            row = rows.setdefault((r, p), {"round": r + 1, "seat": seat_name("holdem", p),
+            row = rows.setdefault((r, p), {"round": r + 1, "seat": seat_name(p, blinds=True),
                                            "infosets": 0, "never trained": 0,
                                            "barely trained": 0, "mean weight": float(mean[r])})
             row["infosets"] += int(code[:, mine].size)
