@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 
-from solve.cli.holdem import load_policy
+from solve.holdem.run import load_policy
 from solve.holdem.evaluate import Policy, duplicate_match
 
 
