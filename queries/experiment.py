@@ -172,8 +172,10 @@ def rhode_island_granularity(args, data_dir: Path) -> int:
     # settings cluster by. The hidden board first (its report is written), then the board
     # visible (its own report in the data directory), then the hidden board's report again,
     # re-read with the board-visible strategies beside it.
-    _granularity(args, data_dir, public_board=False, title=title, settings=settings,
-                 lossless_solved_tight=True)
+    hidden = _granularity(args, data_dir, public_board=False, title=title, settings=settings,
+                          lossless_solved_tight=True)
+    if args.report_only:  # the report of what is stored, as it stands
+        return hidden
     visible = ",".join(t for t in parse_methods(getattr(args, "methods", None))
                        if split_method(t)[1] == "perfect")
     _granularity(replace_args(args, methods=visible, report=str(
@@ -251,7 +253,8 @@ def _granularity(args, data_dir: Path, public_board: bool, title: str,
           if split_method(t)[1] == "imperfect"]
     later = {n for _, n in gs4}
     # solved with options of their own before compare, which is then given their strategies
-    first = ([(LOSSLESS, lossless_options)] if reference or gs4 else []) \
+    first = ([(LOSSLESS, lossless_options)] if reference or gs4 or lossless_solved_tight
+             else []) \
         + [(n, ir_options) for n in reversed(ir)]
     parallel = options.jobs > 1 and not options.report_only
     if parallel and first:
@@ -262,7 +265,7 @@ def _granularity(args, data_dir: Path, public_board: bool, title: str,
                                 if n not in later and n not in ir],
                        options.jobs, options.progress)
     solved: dict[str, str] = {}  # abstraction -> its strategy, for those solved here
-    if reference or gs4:
+    if reference or gs4 or lossless_solved_tight:
         (entry,) = support.resolve([LOSSLESS])
         solved[LOSSLESS] = support.ensure_strategy(entry, lossless_options)
     if gs4:

@@ -78,8 +78,6 @@ def evaluate_in_lossless(support: RhodeIslandSupport, strategies: list[str], ref
                          data_dir: Path, progress: bool = True) -> int:
     """Compute and store every missing thesis measure of ``strategies`` against ``ref``, the
     equilibrium of ``L`` (:func:`reference`); returns how many were computed."""
-    game = support.compile(LOSSLESS_HIDDEN)
-    real = support.real()
     have = stored_keys(data_dir, support.game)
     names = list(dict.fromkeys(list(strategies) + [ref]))
     sha = {n: support.sha(n) for n in names}
@@ -94,6 +92,8 @@ def evaluate_in_lossless(support: RhodeIslandSupport, strategies: list[str], ref
         n == ref and missing("lossless_game_value", n)))]
     if not todo:
         return 0
+    game = support.compile(LOSSLESS_HIDDEN)  # the seconds of a compile only when needed
+    real = support.real()
     beh_ref = support.behaviour(ref)
     with progress_bar(total=len(todo), desc="evaluate in the hidden-board lossless game",
                       unit="strategy", disable=not progress, file=sys.stderr) as bar:
