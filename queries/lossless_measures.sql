@@ -10,7 +10,9 @@ WITH m AS (
            max(value) FILTER (WHERE measure = 'best_response_lossless' AND seat = 1) AS br_seat1,
            max(value) FILTER (WHERE measure = 'best_response_lossless' AND seat = 2) AS br_seat2,
            max(value) FILTER (WHERE measure = 'exploitability_lossless') AS exploitability,
-           max(value) FILTER (WHERE measure = 'value') AS value
+           -- the reference's own value is L's value (it is evaluated only here)
+           coalesce(max(value) FILTER (WHERE measure = 'value'),
+                    max(value) FILTER (WHERE measure = 'lossless_game_value')) AS value
     FROM evaluation_results
     GROUP BY ALL
 ), gv AS (
