@@ -104,6 +104,17 @@ def register_experiment(subparsers) -> None:
                    help="rhode-island-granularity: the most iterations of an imperfect-recall "
                         "(METHOD-ir) solve, which stops at --target otherwise: under imperfect "
                         "recall CFR need not converge (default %(default)s)")
+    p.add_argument("--reference", default=None,
+                   help="rhode-island-granularity: the settings measured: real = hidden board "
+                        "vs the real game (default); lossless-hidden = also hidden board vs the "
+                        "hidden-board lossless game (the thesis's: its equilibrium the "
+                        "reference, its best responses the nemesis); all = also the board "
+                        "visible vs the real game (the builds of rhode-island-granularity-public)"
+                        ", the three side by side")
+    p.add_argument("--lossless-target", type=float, default=None,
+                   help="rhode-island-granularity --reference lossless-hidden/all: exploitability"
+                        " (chips, in that game) the hidden-board lossless game's equilibrium is "
+                        "solved to (default: --equilibrium-target)")
     p.add_argument("--variants", default=None,
                    help="rhode-island-rules: comma-separated rule variants (default: all)")
     h = p.add_argument_group("holdem-methods (and --jobs: steps at a time)")

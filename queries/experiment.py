@@ -30,6 +30,20 @@ Two kinds of ``--methods`` token need more than a build (issue 20):
   ``--ir-iterations`` (default 500, about what the perfect-recall builds need for 1 chip).
   The evaluation in the real game is exact, as for every strategy.
 
+``--reference`` (issue 49) chooses the settings the hidden-board strategies are measured in:
+``real`` (default) against the real game (its equilibrium the reference, its best responses
+the nemesis); ``lossless-hidden`` also against GameShrink's lossless classes played with the
+board hidden, the thesis's setting (``queries.lossless_reference``: that game's equilibrium,
+solved to ``--lossless-target``, is the reference and its best responses are the nemesis);
+``all`` also builds, solves and measures the board-visible builds of
+``rhode-island-granularity-public`` in the same data directory. The report then has the
+thesis's table and the three settings side by side (hidden board vs real game; hidden board vs
+lossless game; board visible vs real game). One command, resuming whatever is stored:
+
+    python cli.py experiment rhode-island-granularity --methods eb,eb2,pa,pa-emd,ochs,strategy,\
+        eb-ir,pa-emd-ir,ochs-ir --reference all --equilibrium-target 0.5 --lossless-target 0.1 \
+        --jobs 2 --report docs/rhode-island-granularity
+
 The report counts each abstraction's information sets (of the abstract game, from its
 strategy table): the size at which abstractions compare fairly. At the same built bucket
 counts perfect and imperfect recall have as many (one per betting history and bucket
@@ -37,7 +51,8 @@ sequence, respectively the round's own bucket); an imperfect-recall round can bu
 buckets than asked (eb-ir: a round's hands have only so many distinct equities).
 
 ``rhode-island-granularity-public``: the same 21 builds played with the public cards visible
-(``--public-board``, names ``...-public``: the published, ordered-game setting), the reference
+(``--public-board``, names ``...-public``: board visible vs the real game; Gilpin's experiments
+play the abstractions with the board hidden, see ``queries.lossless_reference``), the reference
 equilibrium the lossless abstraction solved to ``--equilibrium-target``; the report puts both
 settings side by side when the hidden-board strategies are stored in the same data directory:
 
@@ -77,14 +92,17 @@ from queries.compare import check_report_dir, compare, game_support, options_fro
 from queries.builds import build_abstraction
 from queries.holdem_methods import PipelineOptions, run_pipeline
 from queries.limit_support import RhodeIslandSupport
+from queries import lossless_reference
+from queries.lossless_reference import LOSSLESS
 from queries.parallel_solve import build_parallel, solve_parallel
-from queries.report import write_report
+from queries.report import settings_sections, write_report
 from queries.support import GameSupport
 from queries.tables import print_tables
 from queries.views import connect
 from schema.catalog import session_scope
 from schema.catalog_abstraction import Abstraction
 from schema.errors import UserError
+from solve.loop import check_positive_finite
 
 RI_GRANULARITIES = ("13,25,125", "13,50,250", "13,75,500", "13,100,750", "13,125,1000",
                     "13,150,1250", "13,205,1774")
@@ -93,7 +111,11 @@ IR = "-ir"  # --methods METHOD-ir: METHOD built with --recall imperfect
 #: default ``--ir-iterations``: about what DCFR needed for < 1 chip on the perfect-recall builds
 #: (325-500 iterations, docs/rhode-island-granularity)
 IR_ITERATIONS = 500
-LOSSLESS = "rhode-island-lossless-full"
+#: ``--reference`` of rhode-island-granularity: the settings measured (see :data:`SETTINGS`)
+#: (``queries.report.SETTINGS``)
+REFERENCES = {"real": ("hidden-real",),
+              "lossless-hidden": ("hidden-real", "hidden-lossless"),
+              "all": ("hidden-real", "hidden-lossless", "visible-real")}
 
 
 def method_tokens(public_board: bool = False) -> tuple[str, ...]:
@@ -146,27 +168,77 @@ def ri_name(method: str, buckets: str) -> str:
 
 
 def rhode_island_granularity(args, data_dir: Path) -> int:
-    """The 21 builds played with the board hidden behind the bucket (issue 5)."""
-    return _granularity(args, data_dir, public_board=False,
-                        title="Rhode Island Hold'em: abstraction granularity ({methods})")
+    """The builds played with the board hidden behind the bucket (issue 5), measured in the
+    settings of ``--reference`` (issue 49): ``real`` (default) against the real game;
+    ``lossless-hidden`` also against the hidden-board lossless game, the thesis's setting
+    (``queries.lossless_reference``); ``all`` also runs the board-visible builds (as
+    ``rhode-island-granularity-public`` does) and puts the three settings side by side."""
+    settings = parse_reference(getattr(args, "reference", None))
+    title = "Rhode Island Hold'em: abstraction granularity ({methods})"
+    if "visible-real" not in settings:
+        return _granularity(args, data_dir, public_board=False, title=title, settings=settings)
+    # all three settings. The lossless game is solved to --equilibrium-target from the start:
+    # it is the board-visible setting's reference and the strategy the GS4 builds of both
+    # settings cluster by. The hidden board first (its report is written), then the board
+    # visible (its own report in the data directory), then the hidden board's report again,
+    # re-read with the board-visible strategies beside it.
+    hidden = _granularity(args, data_dir, public_board=False, title=title, settings=settings,
+                          lossless_solved_tight=True)
+    if args.report_only:  # the report of what is stored, as it stands
+        return hidden
+    visible = ",".join(t for t in parse_methods(getattr(args, "methods", None))
+                       if split_method(t)[1] == "perfect")
+    _granularity(replace_args(args, methods=visible, report=str(
+        data_dir / "reports" / "rhode-island-granularity-public")),
+        data_dir, public_board=True, title=PUBLIC_TITLE)
+    return _granularity(replace_args(args, report_only=True), data_dir, public_board=False,
+                        title=title, settings=settings, lossless_solved_tight=True)
+
+
+PUBLIC_TITLE = "Rhode Island Hold'em: abstraction granularity with the public cards visible"
 
 
 def rhode_island_granularity_public(args, data_dir: Path) -> int:
-    """The published setting (Gilpin & Sandholm 2007): every abstraction played with the public
-    cards visible (``--public-board``), each abstract game solved to ``--target``, the reference
-    equilibrium the lossless abstraction (the real game, lossless) solved to
-    ``--equilibrium-target``; the report adds both settings side by side."""
-    return _granularity(args, data_dir, public_board=True,
-                        title="Rhode Island Hold'em: abstraction granularity with the public "
-                              "cards visible (published setting)")
+    """Every abstraction played with the public cards visible (``--public-board``), each
+    abstract game solved to ``--target``, the reference equilibrium the lossless abstraction
+    (the real game, lossless) solved to ``--equilibrium-target``; the report adds the settings
+    side by side. (Gilpin's experiments play the abstractions with the board hidden, see
+    ``queries.lossless_reference``: this is a different experiment.)"""
+    if parse_reference(getattr(args, "reference", None)) != REFERENCES["real"]:
+        raise UserError("--reference applies to rhode-island-granularity (the board-visible "
+                        "setting is measured against the real game)")
+    return _granularity(args, data_dir, public_board=True, title=PUBLIC_TITLE)
 
 
-def _granularity(args, data_dir: Path, public_board: bool, title: str) -> int:
+def parse_reference(text: str | None) -> tuple[str, ...]:
+    """``--reference``: the settings to measure (:data:`REFERENCES`; default ``real``).
+
+    Raises:
+        UserError: (one line) an unknown reference.
+    """
+    if text is None:
+        return REFERENCES["real"]
+    if text not in REFERENCES:
+        raise UserError(f"--reference: unknown reference {text!r}; choose from "
+                        f"{', '.join(REFERENCES)}")
+    return REFERENCES[text]
+
+
+def replace_args(args, **changes) -> argparse.Namespace:
+    """A copy of the parsed arguments ``args`` with ``changes``."""
+    return argparse.Namespace(**{**vars(args), **changes})
+
+
+def _granularity(args, data_dir: Path, public_board: bool, title: str,
+                 settings: tuple[str, ...] = ("hidden-real",),
+                 lossless_solved_tight: bool = False) -> int:
     methods = parse_methods(getattr(args, "methods", None), public_board)
     options = options_from(args)
     ir_options = replace(options, iterations=ir_iterations(args, options))
     report = Path(args.report) if args.report else data_dir / "reports" / args.name
     check_report_dir(report)
+    thesis = "hidden-lossless" in settings
+    thesis_options = lossless_reference_options(args, options) if thesis else None
     t0 = time.time()
     support = RhodeIslandSupport(data_dir)
     have = set(support._abstractions())
@@ -186,12 +258,13 @@ def _granularity(args, data_dir: Path, public_board: bool, title: str) -> int:
     build_all(data_dir, builds, options.jobs, options.progress)
     # public board: the lossless game is the real game; solved tighter, it is the reference
     reference = public_board and options.equilibrium is None
-    lossless_options = options.for_equilibrium() if reference else options
+    lossless_options = options.for_equilibrium() if reference or lossless_solved_tight else options
     ir = [ri_name(t, b) for b in RI_GRANULARITIES for t in methods
           if split_method(t)[1] == "imperfect"]
     later = {n for _, n in gs4}
     # solved with options of their own before compare, which is then given their strategies
-    first = ([(LOSSLESS, lossless_options)] if reference or gs4 else []) \
+    first = ([(LOSSLESS, lossless_options)] if reference or gs4 or lossless_solved_tight
+             else []) \
         + [(n, ir_options) for n in reversed(ir)]
     parallel = options.jobs > 1 and not options.report_only
     if parallel and first:
@@ -202,7 +275,7 @@ def _granularity(args, data_dir: Path, public_board: bool, title: str) -> int:
                                 if n not in later and n not in ir],
                        options.jobs, options.progress)
     solved: dict[str, str] = {}  # abstraction -> its strategy, for those solved here
-    if reference or gs4:
+    if reference or gs4 or lossless_solved_tight:
         (entry,) = support.resolve([LOSSLESS])
         solved[LOSSLESS] = support.ensure_strategy(entry, lossless_options)
     if gs4:
@@ -220,13 +293,30 @@ def _granularity(args, data_dir: Path, public_board: bool, title: str) -> int:
         options = replace(options, jobs=1)
     if reference:
         options = replace(options, equilibrium=solved[LOSSLESS])
-    result = compare(support, [solved.get(n, n) for n in names + [LOSSLESS]], options, data_dir)
+    entries = [solved.get(n, n) for n in names + [LOSSLESS]]
+    if thesis:
+        # the thesis's setting: (x*, y*) the hidden-board lossless game's equilibrium, the
+        # nemesis restricted to that game's information sets (queries.lossless_reference);
+        # before the real game's reference equilibrium, the longest solve, is needed
+        ref = lossless_reference.reference(support, thesis_options)
+        entries = [support.ensure_strategy(e, options) for e in support.resolve(entries)]
+        if not options.report_only:
+            lossless_reference.evaluate_in_lossless(support, entries, ref, data_dir,
+                                                    options.progress)
+    result = compare(support, entries, options, data_dir)
     print_tables(result["tables"])
+    side: list[str] = []
+    if thesis:
+        if not options.report_only:  # the real game's equilibrium in the lossless game too
+            lossless_reference.evaluate_in_lossless(support, [result["equilibrium"]], ref,
+                                                    data_dir, options.progress)
+        side = settings_sections(data_dir, support.game, methods, RI_GRANULARITIES, ref)
     if not options.report_only:
         result["wall_seconds"] = time.time() - t0
     # the command that reproduces the results (a --report-only re-render only re-reads them)
     result["command"] = "python " + " ".join(a for a in sys.argv if a != "--report-only")
-    side = side_by_side(data_dir, support.game, methods) if public_board else []
+    if public_board:
+        side = side_by_side(data_dir, support.game, methods)
     if ir:
         side = side + ir_note(options.algorithm, ir_options)
     path = write_report(report, data_dir, support.game, result,
@@ -235,6 +325,21 @@ def _granularity(args, data_dir: Path, public_board: bool, title: str) -> int:
     if "wall_seconds" in result:
         print(f"wall: {result['wall_seconds']:.0f}s")
     return 0
+
+
+def lossless_reference_options(args, options):
+    """The options the hidden-board lossless game's equilibrium is solved with: the reference
+    equilibrium's, to ``--lossless-target`` chips (default ``--equilibrium-target``) in that
+    game.
+
+    Raises:
+        UserError: ``--lossless-target`` not positive and finite.
+    """
+    check_positive_finite(args, "lossless_target")
+    target = getattr(args, "lossless_target", None)
+    if target is None:
+        return options
+    return replace(options, equilibrium_target=target)
 
 
 def ir_iterations(args, options) -> int:

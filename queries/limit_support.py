@@ -21,7 +21,7 @@ from schema.progress import progress_bar
 from schema.storage import file_sha256
 from solve.algorithms import _kernels as K
 from solve.algorithms.abstract_cfr import make_solver
-from solve.abstractions import load_abstraction, predates
+from solve.abstractions import LOSSLESS_HIDDEN, hidden_lossless, load_abstraction, predates
 from solve.algorithms.evaluate import best_response_value, expected_value, exploitability, head_to_head
 from solve.algorithms.pairwise import expected_value_matrix, head_to_head_matrix
 from solve.games import registry
@@ -273,3 +273,11 @@ class RhodeIslandSupport(LimitPokerSupport):
 
     def __init__(self, data_dir: Path):
         super().__init__("rhode-island", data_dir)
+
+    def card_abstraction(self, abstraction: str):
+        """As :meth:`LimitPokerSupport.card_abstraction`; ``rhode-island-lossless-hidden``
+        (the lossless classes with the board hidden, made from the stored lossless
+        abstraction, ``solve.abstractions.hidden_lossless``) too."""
+        if abstraction == LOSSLESS_HIDDEN and abstraction not in self.abstractions:
+            self.abstractions[abstraction] = hidden_lossless(self.data_dir)
+        return super().card_abstraction(abstraction)

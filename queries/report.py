@@ -13,6 +13,7 @@ import datetime as dt
 import json
 from pathlib import Path
 
+import duckdb
 import numpy as np
 
 from queries.tables import TITLES, fmt
@@ -269,3 +270,98 @@ def write_report(folder: Path, data_dir: Path, game: str, result: dict, title: s
     path = folder / "README.md"
     path.write_text("\n".join(md))
     return path
+
+
+#: the three settings of ``experiment rhode-island-granularity --reference all``, named plainly
+SETTINGS = {"hidden-real": "hidden board vs real game",
+            "hidden-lossless": "hidden board vs lossless game (the thesis's)",
+            "visible-real": "board visible vs real game"}
+#: measure -> (column of abstraction_settings, heading)
+SETTING_MEASURES = {
+    "vs_nemesis": ("vs_nemesis", "Against the nemesis (minus the exploitability; the nemesis "
+                                 "best-responds in the setting's game)"),
+    "vs_equilibrium": ("vs_equilibrium", "Head-to-head against the setting's equilibrium"),
+    "value_error": ("value_error", "Value error (the profile's value minus the value of the "
+                                   "setting's equilibrium)"),
+    "head_to_head": ("h2h_same_granularity", "Head-to-head, mean against the other methods of "
+                                             "the same buckets and board"),
+}
+
+
+def setting_rows(data_dir: Path, game: str, methods, granularities) -> dict:
+    """``abstraction_settings`` rows of ``methods`` (``--methods`` tokens) at
+    ``granularities`` (requested buckets): {(setting, buckets, method): row}, the strategy
+    least exploitable in its own game where an abstraction has several."""
+    with connect(data_dir, read_only=True) as con:
+        try:
+            rel = con.execute("SELECT * FROM abstraction_settings WHERE game = ? "
+                              "AND list_contains(?, method) AND list_contains(?, buckets) "
+                              "ORDER BY abstract_exploitability NULLS LAST, strategy",
+                              [game, list(methods), list(granularities)])
+        except duckdb.CatalogException:  # nothing evaluated yet: no view
+            return {}
+        cols = [d[0] for d in rel.description]
+        out: dict = {}
+        for r in rel.fetchall():
+            row = dict(zip(cols, r))
+            out.setdefault((row["setting"], row["buckets"], row["method"]), row)
+    return out
+
+
+def settings_sections(data_dir: Path, game: str, methods, granularities,
+                      reference: str) -> list[str]:
+    """Markdown: the thesis's setting (every strategy's four measures against the hidden-board
+    lossless game, equilibrium ``reference``) and the three settings side by side for every
+    method and granularity (``-`` where one is not stored)."""
+    cells = setting_rows(data_dir, game, methods, granularities)
+    with connect(data_dir, read_only=True) as con:
+        ref = con.execute("SELECT exploitability, game_value FROM lossless_measures "
+                          "WHERE strategy = ?", [reference]).fetchone()
+        ref_run = con.execute("SELECT algorithm, iterations, abstract_exploitability "
+                              "FROM solve_runs WHERE name = ?", [reference]).fetchone()
+    thesis = [r for (s, _, _), r in cells.items() if s == "hidden-lossless"]
+    inside = sum(1 for r in thesis if r["in_lossless_game"])
+    md = ["## The thesis's setting: hidden board against the hidden-board lossless game", "",
+          "Gilpin's thesis evaluates an abstraction \"in the full game\" by taking GameShrink's "
+          "lossless abstraction as the full game, and plays every abstraction with the public "
+          "cards inside the bucket. Here the reference game is GameShrink's 13/205/1,774 "
+          "classes played with the public cards hidden inside the class (an information set is "
+          "the betting history and the classes so far); its equilibrium (x\\*, y\\*) is the "
+          "reference strategy and its best responses are the nemesis. Chips per game at "
+          "ante 500, bets 1,000 / 2,000; every value exact (all deals, no sampling).", ""]
+    if ref is not None and ref_run is not None:
+        md += [f"Reference: `{_short(reference, game)}`, solved by {ref_run[0]} "
+               f"({ref_run[1]} iterations), exploitable by {fmt(ref[0])} chips per game in the "
+               f"lossless game (the error of the measures that use it); the lossless game's "
+               f"value for player 1, from it: {fmt(ref[1])}.", ""]
+    md += ["How a method's strategy is played in the lossless game: where each of the lossless "
+           "game's information sets lies inside one of the method's (the method's buckets are "
+           "unions of lossless classes), the method's strategy is a strategy of the lossless "
+           "game and the measures are exactly the thesis's. Where a lossless class holds "
+           "situations the method buckets apart, the strategy is not one of the lossless game; "
+           "it is played in the real game, which has the same tree, deals and payoffs, and the "
+           "lossless game supplies the reference equilibrium and the nemesis's information "
+           "(`queries/lossless_reference.py`). Column `in lossless game`: which case; "
+           f"{inside} of {len(thesis)} strategies below are strategies of the lossless game.",
+           ""]
+    cols = ["buckets", "method", "in lossless game", "vs nemesis", "vs equilibrium", "value",
+            "value error", "head-to-head"]
+    rows = [[r["buckets"], r["method"], "yes" if r["in_lossless_game"] else "no",
+             r["vs_nemesis"], r["vs_equilibrium"], r["value"], r["value_error"],
+             r["h2h_same_granularity"]]
+            for r in sorted(thesis, key=lambda r: (r["granularity"], r["method"]))]
+    md += [_md_table(cols, rows), ""]
+    md += ["## The three settings side by side", "",
+           "Every method and granularity in each setting: "
+           + "; ".join(f"**{SETTINGS[s]}**" for s in SETTINGS) + ". The board-visible builds "
+           "are `experiment rhode-island-granularity-public`'s (measured against the lossless "
+           "game with the board visible, which is the real game); `-` where a setting was not "
+           "run or a build has no board-visible form (the imperfect-recall ones).", ""]
+    keys = sorted({(b, m) for (_, b, m) in cells},
+                  key=lambda k: (int(k[0].split(",")[-1]), k[1]))
+    for key, (col, heading) in SETTING_MEASURES.items():
+        md += [f"### {heading}", "",
+               _md_table(["buckets", "method"] + [SETTINGS[s] for s in SETTINGS],
+                         [[b, m] + [cells.get((s, b, m), {}).get(col) for s in SETTINGS]
+                          for b, m in keys]), ""]
+    return md

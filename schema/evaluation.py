@@ -25,6 +25,19 @@ Measures (``measure``):
   equilibrium, the abstraction's estimate of the game value.
 - ``game_value``: the real game's value for player 1, from equilibrium ``strategy_a``
   (``exact`` only when that is an exact equilibrium; else within its exploitability).
+
+Rhode Island Hold'em against the hidden-board lossless game ``L`` (the thesis's setting,
+``queries.lossless_reference``):
+
+- ``in_lossless_game``: 1 if ``strategy_a`` is a strategy of ``L`` (each of ``L``'s
+  information sets lies inside one of its own), else 0 (it is then played in the real game).
+- ``best_response_lossless``: value to the nemesis restricted to ``L``'s information sets
+  when ``strategy_a`` plays seat ``seat``.
+- ``exploitability_lossless``: mean of the two (its negative is the thesis's "against the
+  nemesis").
+- ``vs_lossless_equilibrium``: head-to-head of ``strategy_a`` against ``strategy_b``, an
+  (epsilon-)equilibrium of ``L``.
+- ``lossless_game_value``: ``L``'s value for player 1, from its equilibrium ``strategy_a``.
 """
 
 from __future__ import annotations
@@ -32,7 +45,8 @@ from __future__ import annotations
 import pyarrow as pa
 
 MEASURES = ("best_response", "exploitability", "head_to_head", "vs_equilibrium", "value",
-            "game_value")
+            "game_value", "in_lossless_game", "best_response_lossless",
+            "exploitability_lossless", "vs_lossless_equilibrium", "lossless_game_value")
 
 EVALUATION_SCHEMA = pa.schema([
     pa.field("id", pa.string(), nullable=False),

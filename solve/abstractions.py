@@ -126,6 +126,27 @@ def load_abstraction(name: str, game: str, data_dir: str | Path) -> RhodeIslandT
                                        perfect_recall=recall)
 
 
+#: GameShrink's lossless abstraction of Rhode Island Hold'em as ``experiment`` builds it
+#: (played with the public cards visible: the real game)
+LOSSLESS = "rhode-island-lossless-full"
+#: its classes played with the public cards hidden inside the class (Gilpin's thesis's
+#: reference game, ``queries.lossless_reference``); made from ``LOSSLESS``, never stored
+LOSSLESS_HIDDEN = "rhode-island-lossless-hidden"
+
+
+def hidden_lossless(data_dir: str | Path) -> RhodeIslandTableAbstraction:
+    """GameShrink's 13/205/1,774 classes of the stored ``rhode-island-lossless-full``
+    (nested: a class fixes the classes before it), played with the public board hidden: an
+    information set is the betting history and the sequence of classes so far.
+
+    Raises:
+        UserError: the lossless abstraction is not built in ``data_dir``.
+    """
+    full = load_abstraction(LOSSLESS, "rhode-island", data_dir)
+    return RhodeIslandTableAbstraction(LOSSLESS_HIDDEN, full.labels, public_board=False,
+                                       created=full.created)
+
+
 def built_at(name: str, data_dir: str | Path) -> float | None:
     """POSIX time stored abstraction ``name`` was (re)built, or None if there is none."""
     with session_scope(data_dir) as s:

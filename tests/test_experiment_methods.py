@@ -16,6 +16,7 @@ import datetime as dt
 import io
 import json
 
+import numpy as np
 import pytest
 
 import cli
@@ -23,14 +24,18 @@ from abstraction import store
 from queries import experiment
 from queries.builds import build_abstraction
 from queries.limit_support import RhodeIslandSupport
+from queries.lossless_reference import plays_in
+from queries.views import connect
 from schema.catalog import session_scope
 from schema.catalog_abstraction import Abstraction
 from schema.catalog_solve import SolveRun
 
 GRANULARITY = "3,6,12"
 SOURCE = "rhode-island-rhode-island-lossless-full-dcfr"  # the lossless abstraction's strategy
+LOSSLESS_HIDDEN_REF = "rhode-island-rhode-island-lossless-hidden-dcfr"  # its equilibrium
 ARGS = ("experiment", "rhode-island-granularity", "--methods", "eb,strategy,eb-ir",
-        "--iterations", "2", "--check-every", "1", "--equilibrium", SOURCE, "--no-progress")
+        "--iterations", "2", "--check-every", "1", "--equilibrium", SOURCE, "--no-progress",
+        "--reference", "lossless-hidden", "--equilibrium-iterations", "2")
 
 
 def _cli(data_dir, *args) -> tuple[int, str, str]:
@@ -181,3 +186,74 @@ def test_method_tokens():
     # the name build-abstraction --recall imperfect gives by default
     assert experiment.ri_name("eb-ir", "13,25,125") == "rhode-island-eb-ir-13-25-125"
     assert "eb-ir" not in experiment.method_tokens(public_board=True)
+
+
+# --------------------------------------------------------------------------- issue 49, part 1
+
+
+def test_reference_lossless_hidden_measures_in_the_thesis_setting(run_dir):
+    """``--reference lossless-hidden``: the equilibrium of the lossless classes played with the
+    board hidden (here the stand-in's classes) is solved and is the reference; the nemesis is
+    restricted to that game's information sets; the report has the thesis's table and the
+    three settings side by side."""
+    d = run_dir[0]
+    runs = RhodeIslandSupport(d)._runs()
+    ref = runs[LOSSLESS_HIDDEN_REF]
+    assert ref["abstraction"] == "rhode-island-lossless-hidden" and ref["iterations"] == 2
+    with connect(d, read_only=True) as con:
+        own_value = con.execute("SELECT value FROM solve_runs WHERE name = ?",
+                                [LOSSLESS_HIDDEN_REF]).fetchone()[0]
+        rel = con.execute("SELECT * FROM lossless_measures")
+        cols = [c[0] for c in rel.description]
+        rows = {r[cols.index("strategy")]: dict(zip(cols, r)) for r in rel.fetchall()}
+        real = dict(con.execute("SELECT strategy, exploitability FROM exploitability").fetchall())
+        value = dict(con.execute("SELECT strategy_a, value FROM evaluation_results "
+                                 "WHERE measure = 'value'").fetchall())
+    b = GRANULARITY.replace(",", "-")
+    evaluated = {LOSSLESS_HIDDEN_REF, SOURCE} | {
+        f"rhode-island-rhode-island-{m}-{b}-dcfr" for m in ("eb", "strategy", "eb-ir")}
+    assert evaluated <= set(rows)
+    r = rows[LOSSLESS_HIDDEN_REF]
+    # the nemesis inside L against L's own equilibrium is the solver's exploitability in L,
+    # and L's value computed in the real game is the value the solver computed in L
+    # (the catalog stores the solver's figure in single precision)
+    assert r["exploitability"] == pytest.approx(ref["abstract_exploitability"], rel=1e-6)
+    assert r["game_value"] == pytest.approx(own_value, rel=1e-6)
+    assert r["in_lossless_game"] and r["vs_equilibrium"] == 0.0 and r["value_error"] == 0.0
+    # the stand-in under the lossless name has L's classes (board hidden): a strategy of L;
+    # the coarse eb build's k-means buckets are not unions of them: played in the real game
+    assert rows[SOURCE]["in_lossless_game"] is True
+    assert rows[f"rhode-island-rhode-island-eb-{b}-dcfr"]["in_lossless_game"] is False
+    for name in evaluated - {LOSSLESS_HIDDEN_REF}:
+        # a nemesis that sees less wins less; the value is the profile's, whatever the setting
+        assert rows[name]["exploitability"] <= real[name] + 1e-9
+        assert rows[name]["value"] == value[name]
+        assert rows[name]["value_error"] == pytest.approx(value[name] - r["game_value"])
+    md = (d / "report" / "README.md").read_text()
+    assert "## The thesis's setting: hidden board against the hidden-board lossless game" in md
+    assert "| hidden board vs real game | hidden board vs lossless game (the thesis's) | " \
+           "board visible vs real game |" in md
+    assert "--reference lossless-hidden" in md  # the command that reproduces it
+
+
+def test_plays_in():
+    fine = np.array([[0, 1, 2, -1], [3, 3, 4, 5]])
+    assert plays_in(np.array([[0, 0, 1, -1], [2, 2, 2, 3]]), fine)  # coarser: unions
+    assert not plays_in(np.array([[0, 1, 1, -1], [2, 3, 2, 3]]), fine)  # splits class 3
+    assert plays_in(fine, fine)
+
+
+@pytest.mark.parametrize("argv, starts", [
+    (("rhode-island-granularity", "--reference", "thesis"),
+     "--reference: unknown reference 'thesis'; choose from real, lossless-hidden, all"),
+    (("rhode-island-granularity-public", "--reference", "lossless-hidden"),
+     "--reference applies to rhode-island-granularity"),
+    (("rhode-island-granularity", "--reference", "lossless-hidden", "--lossless-target", "0"),
+     "--lossless-target must be positive and finite"),
+])
+def test_bad_reference_fails_in_one_line_before_any_work(tmp_path, monkeypatch, argv, starts):
+    monkeypatch.setenv("POKER_DATA_DIR", str(tmp_path))
+    rc, out, err = _cli(tmp_path, "experiment", *argv)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert rc == 2 and len(lines) == 1 and lines[0].startswith(f"error: {starts}"), err
+    assert not (tmp_path / "abstractions").exists()

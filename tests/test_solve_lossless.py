@@ -83,7 +83,7 @@ def test_hidden_board_is_not_lossless(lossless):
 
 
 def test_coarse_abstraction_with_the_board_visible_is_exploitable():
-    """The published setting (issue 14): a coarse abstraction played with the public cards
+    """The board-visible setting (issue 14): a coarse abstraction played with the public cards
     visible still loses information (its own cards), so the real best response gains on the
     abstract one; only the lossless classes make the two equal (test above)."""
     from abstraction.games import rhode_island as ri_hands
