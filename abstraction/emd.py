@@ -30,7 +30,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import ot  # POT (Python Optimal Transport): the network simplex for a general ground
 from scipy.spatial.distance import cdist
 
 from abstraction._emd_kernels import emd_line_pairwise
@@ -105,6 +104,10 @@ class EMDGround:
     def _one(self, p: np.ndarray, q: np.ndarray) -> float:
         sp, sq = p > 0, q > 0
         a, b = p[sp], q[sq]
+        # POT loads scikit-learn (seconds): imported by the builds that use a general ground,
+        # not at every CLI start-up
+        import ot  # POT (Python Optimal Transport): the network simplex
+
         # normalise away rounding so both sides carry exactly the same mass
         return ot.emd2(a / a.sum(), b / b.sum(), self.matrix[np.ix_(sp, sq)])
 

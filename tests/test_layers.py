@@ -71,7 +71,8 @@ def test_library_code_never_imports_cli_code():
 #: Third-party packages a function may import when it needs them: heavy or optional, and
 #: needed by one command only (plots, the Dask cluster, exact rational LP, the HTTP server).
 LAZY = {"matplotlib", "distributed", "sympy", "scipy", "threadpoolctl", "fastapi", "uvicorn",
-        "sklearn"}  # sklearn: ~3 s at every CLI start-up, for the builds only
+        "sklearn", "ot"}  # sklearn (and POT, which loads it): ~3 s at every CLI start-up, for
+#                           the builds only
 
 
 def hidden_imports(sources) -> list[str]:

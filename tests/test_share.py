@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from cli import main as cli_main
 from etl import runner
 from solve import share
 from test_etl_runner import toy_tables
@@ -37,11 +38,18 @@ def ok(proc) -> str:
 
 @pytest.fixture(scope="module")
 def source(tmp_path_factory) -> Path:
+    """The build to export, made in this process (the build and solve commands have tests of
+    their own; here only export and import go through a fresh ``cli.py``)."""
     d = tmp_path_factory.mktemp("src")
-    ok(cli(d, "build-abstraction", "--game", "rhode-island", "--method", "eb", "--buckets",
-           "13,25,125", "--name", AB, "--n-init", "1"))
-    ok(cli(d, "solve", "--game", "rhode-island", "--abstraction", AB, "--algorithm", "cfr+",
-           "--iterations", "30", "--name", "s"))
+    with pytest.MonkeyPatch.context() as mp:  # cli.main sets these two for its process
+        mp.setenv("POKER_DATA_DIR", str(d))
+        mp.setenv("POKER_PROGRESS", "off")
+        assert cli_main(["--quiet", "--data-dir", str(d), "build-abstraction", "--game",
+                         "rhode-island", "--method", "eb", "--buckets", "13,25,125", "--name",
+                         AB, "--n-init", "1"]) == 0
+        assert cli_main(["--quiet", "--data-dir", str(d), "solve", "--game", "rhode-island",
+                         "--abstraction", AB, "--algorithm", "cfr+", "--iterations", "30",
+                         "--name", "s"]) == 0
     return d
 
 

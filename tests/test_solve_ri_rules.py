@@ -12,8 +12,9 @@ from etl.rhode_island import RANKINGS, all_three_card_sets, category3, hand_rank
 from solve.games.rules import RHODE_ISLAND_VARIANTS, rhode_island
 from solve.games.abstract_form import _betting
 from solve.games.compile import FOLD
-from solve.games.rhode_island_rules import (PUBLISHED, bracket, lossless_classes, lp_size,
-                                      per_type_counts, solve_to, unabstracted_lp_rows,
+from solve.algorithms.abstract_cfr import AbstractFormSolver
+from solve.games.rhode_island_rules import (PUBLISHED, VariantGame, bracket, lossless_classes,
+                                      lp_size, per_type_counts, solve_to, unabstracted_lp_rows,
                                       variant_game)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,6 +73,14 @@ def hidden_games():
     return get
 
 
+def unsolved(vg: VariantGame) -> VariantGame:
+    """A new solver (DCFR, as ``variant_game``'s default) on ``vg``'s compiled game and form:
+    the module's compiled game, not yet iterated (compiling is deterministic and the solver
+    only reads the game and the form)."""
+    return VariantGame(vg.variant, vg.setting, vg.abstraction, vg.form,
+                       AbstractFormSolver(vg.form, vg.solver.game, "dcfr"))
+
+
 @pytest.mark.parametrize("variant,cap,continuations,folds",
                          [("published", 3, 7, 6), ("raise-cap-4", 4, 9, 8)])
 def test_betting_round_counts(hidden_games, variant, cap, continuations, folds):
@@ -105,21 +114,21 @@ def test_ranking_variants_change_the_classes():
     assert counts["no-wheel"] != counts["published"]
 
 
-def test_bracket_holds_the_profile_value_and_resumes(tmp_path):
-    vg = variant_game("published", "hidden")
+def test_bracket_holds_the_profile_value_and_resumes(hidden_games, tmp_path):
+    vg = unsolved(hidden_games("published"))
     ck = tmp_path / "ck.npz"
     b = solve_to(vg, target=1e-9, every=10, checkpoint=ck, max_iterations=20)
     assert b.iterations == 20 and ck.exists()
     assert b.lower <= b.value <= b.upper
     assert b.exploitability == pytest.approx(0.5 * (b.upper - b.lower))
-    again = variant_game("published", "hidden")
+    again = unsolved(hidden_games("published"))  # a solver of its own, resumed from the file
     b2 = solve_to(again, target=1e-9, every=10, checkpoint=ck, max_iterations=30)
     assert b2.iterations == 30 and b2.exploitability < b.exploitability
     assert bracket(again.solver, 0.0).iterations == 30
 
 
-def test_scaled_variant_value_is_the_published_value_over_100():
-    a = variant_game("published", "hidden")
+def test_scaled_variant_value_is_the_published_value_over_100(hidden_games):
+    a = unsolved(hidden_games("published"))
     b = variant_game("scaled-100", "hidden")
     a.solver.iterate(30)
     b.solver.iterate(30)
@@ -140,22 +149,24 @@ def test_every_variant_differs_from_the_default_in_one_field():
 def test_experiment_cli_runs_and_resumes(tmp_path):
     base = [sys.executable, "cli.py", "--data-dir", str(tmp_path / "d"), "experiment",
             "rhode-island-rules"]
-    cmd = base + ["--variants", "scaled-100", "--check-every", "10", "--no-progress", "--target", "1e-6",
-                  "--report", str(tmp_path / "r")]
-    out = subprocess.run(cmd + ["--iterations", "20"], cwd=ROOT, capture_output=True, text=True,
+    # few iterations: what is checked (the LP size, the stored count, the resume) does not
+    # depend on how many
+    cmd = base + ["--variants", "scaled-100", "--check-every", "2", "--no-progress", "--target",
+                  "1e-6", "--report", str(tmp_path / "r")]
+    out = subprocess.run(cmd + ["--iterations", "4"], cwd=ROOT, capture_output=True, text=True,
                          timeout=600)
     assert out.returncode == 0, out.stderr
     readme = (tmp_path / "r" / "README.md").read_text()
     assert "| `scaled-100` | 13/205/1774 | 1,237,238 | 50,428,638 | **yes**" in readme
     got = json.loads((tmp_path / "d" / "experiments" / "rhode-island-rules" /
                       "scaled-100-real.json").read_text())
-    assert got["iterations"] == 20
-    out = subprocess.run(cmd + ["--iterations", "35"], cwd=ROOT, capture_output=True, text=True,
+    assert got["iterations"] == 4
+    out = subprocess.run(cmd + ["--iterations", "7"], cwd=ROOT, capture_output=True, text=True,
                          timeout=600)
     assert out.returncode == 0, out.stderr
     got = json.loads((tmp_path / "d" / "experiments" / "rhode-island-rules" /
                       "scaled-100-real.json").read_text())
-    assert got["iterations"] == 35  # resumed from the checkpoint (20 + 10 + 5), not restarted
+    assert got["iterations"] == 7  # resumed from the checkpoint (4 + 2 + 1), not restarted
     bad = subprocess.run(base + ["--variants", "nope"], cwd=ROOT, capture_output=True,
                          text=True, timeout=120)
     assert bad.returncode != 0 and "unknown variant 'nope'" in bad.stderr
