@@ -29,7 +29,6 @@ REASON = "One function on purpose"
 PENDING = {
     "solve/games/abstract_form.py::abstract_form",
     "abstraction/build.py::build",
-    "solve/holdem/_br_kernels.py::flop_values",  # a kernel: split, or say why it is one
 }
 
 

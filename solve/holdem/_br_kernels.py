@@ -639,7 +639,14 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
     these symmetries (a card abstraction buckets by canonical index), so the values at an
     image board are the renamed values. ``turn_limit`` > 0 deals only that many turn cards
     (benchmarks timing a part of a flop; the values are then not the flop's). Returns the
-    number of river boards walked."""
+    number of river boards walked.
+
+    One function on purpose (issue 48): it is the flop's board-outer loop nest (turn card, river
+    card, then every live segment of both seats), whose state is the three rounds' instance
+    arrays (reach, values, nodes, children, transitions, parents: a dozen per round) made once
+    per flop and threaded through every level; the per-round work is already in helpers
+    (``_forward``, ``_backward``, ``_next_board``, ``_enter``, ``_collect``,
+    ``river_segment``, ``_river_board``, ``_river_segments``), and splitting the loop nest would pass those thirty-odd arrays to each part."""
     P = len(dpi)
     pol = (kind, S, off)
     ntype = T[0]
