@@ -646,7 +646,8 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
     arrays (reach, values, nodes, children, transitions, parents: a dozen per round) made once
     per flop and threaded through every level; the per-round work is already in helpers
     (``_forward``, ``_backward``, ``_next_board``, ``_enter``, ``_collect``,
-    ``river_segment``, ``_river_board``, ``_river_segments``), and splitting the loop nest would pass those thirty-odd arrays to each part."""
+    ``river_segment``, ``_river_board``, ``_river_segments``), and splitting the loop nest
+    would pass those thirty-odd arrays to each part."""
     P = len(dpi)
     pol = (kind, S, off)
     ntype = T[0]
