@@ -9,6 +9,7 @@ Run ``python cli.py COMMAND --help`` for any command.
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import sys
 
@@ -100,7 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    args = parser.parse_args(_attach_negative_values(sys.argv[1:] if argv is None else argv))
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parser.parse_args(_attach_negative_values(argv))
+    args.command_line = "python cli.py " + shlex.join(argv)  # what reports say reproduces them
     if args.data_dir is not None and not args.data_dir.strip():  # e.g. --data-dir "$UNSET"
         parser.error("--data-dir is empty (it would mean ./data)")
     # resolved once, here, and passed to every command: later cwd changes do not move it

@@ -80,7 +80,6 @@ every step the way Ctrl-C stops it by hand (a solve checkpoints) and re-running 
 from __future__ import annotations
 
 import json
-import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -314,7 +313,8 @@ def _granularity(args, data_dir: Path, public_board: bool, title: str,
     if not options.report_only:
         result["wall_seconds"] = time.time() - t0
     # the command that reproduces the results (a --report-only re-render only re-reads them)
-    result["command"] = "python " + " ".join(a for a in sys.argv if a != "--report-only")
+    line = getattr(args, "command_line", None) or f"python cli.py experiment {args.name}"
+    result["command"] = " ".join(a for a in line.split(" ") if a != "--report-only")
     if public_board:
         side = side_by_side(data_dir, support.game, methods)
     if ir:

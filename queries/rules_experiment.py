@@ -18,7 +18,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import platform
-import sys
 from pathlib import Path
 
 from schema.errors import UserError
@@ -146,11 +145,12 @@ def write_report(folder: Path, rows: list[dict], args) -> Path:
     """``README.md`` and ``value_brackets.png`` in ``folder`` (written atomically)."""
     folder.mkdir(parents=True, exist_ok=True)
     pub = PUBLISHED
+    command = getattr(args, "command_line", None) or "python cli.py experiment rhode-island-rules"
     lines = [
         "# Rhode Island Hold'em: which rules give the published value?",
         "",
         f"Generated {dt.date.today().isoformat()} on {platform.machine()} "
-        f"({platform.system()}) by `python {' '.join(sys.argv)}`.",
+        f"({platform.system()}) by `{command}`.",
         "",
         f"Published (Gilpin & Sandholm 2005/2007): value **{pub['value']}** chips for player 1, "
         f"LP of the GameShrink abstraction {pub['lp_rows']:,} rows, {pub['lp_nonzeros']:,} "
