@@ -3,22 +3,21 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import time
 from dataclasses import dataclass
-from types import SimpleNamespace
 
 import numpy as np
 
 from abstraction import checkpoint, store
 from abstraction import games as card_games
-from abstraction.games import GAMES, check_opponent_clusters
+from abstraction.games import GAMES
 from abstraction.methods import METHODS, PotentialAware
-from abstraction.imperfect_recall import KIND_OF_METHOD
+from abstraction.options import MethodOptions, OptionError, option
 from abstraction.public_board import public_board_buckets
 from abstraction.strategy_features import strategy_vectors
-from etl.cluster import check_scheduler
 from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 
@@ -29,56 +28,54 @@ def method_names() -> tuple[str, ...]:
     return tuple(METHODS)
 
 
-def parse_buckets(text: str | None, game: str, nested: bool = True) -> tuple[int, ...] | None:
-    """Bucket counts per round; ``nested`` (perfect recall): never fewer than the round
-    before (every bucket needs a child)."""
-    if text is None:
-        return None
-    try:
-        counts = tuple(int(x) for x in text.split(","))
-    except ValueError:
-        raise UserError(f"--buckets must be comma-separated integers, got {text!r}") from None
-    card = card_games.get(game)
-    if len(counts) != card.rounds:
-        raise UserError(f"--buckets needs {card.rounds} counts for {game} (one per round), "
-                        f"got {len(counts)}")
-    for r, k in enumerate(counts):
-        if k < 1:
-            raise UserError(f"--buckets: round {r} needs at least 1 bucket, got {k}")
-        if nested and r and k < counts[r - 1]:
-            raise UserError(f"--buckets: round {r} has {k} buckets, fewer than round {r - 1} "
-                            f"({counts[r - 1]})")
-        if k > card.hand_counts[r]:
-            raise UserError(f"--buckets: round {r} has {k} buckets, more than the "
-                            f"{card.hand_counts[r]:,} hands of {game} round {r}")
-    return counts
+@dataclass(frozen=True)
+class Target:
+    """What :func:`build` builds besides the method's options: its own parameters (the
+    command line asks for them with the options, ``abstraction.commands``)."""
+
+    game: str = option("holdem", "holdem (default) or rhode-island")
+    method: str = option("pa", lambda: (
+        f"one of {', '.join(method_names())} (default pa); pa-emd: potential-aware with the "
+        "earth mover's distance; ochs: opponent cluster hand strength; strategy: clustered by "
+        "a solved strategy (GS4, {from_strategy})"))
+    name: str | None = option(None, "default: GAME-METHOD-BUCKETS")
+    replace: bool = option(False, "rebuild an existing name")
 
 
-def _parse_intermediate(text: str | None):
-    if text is None:
-        return None
-    try:
-        return tuple(int(x) if x.strip() else None for x in text.split(","))
-    except ValueError:
-        raise UserError(f"--intermediate must be comma-separated integers, got {text!r}") \
-            from None
+def option_fields() -> list[dataclasses.Field]:
+    """Every parameter of a build, once, in the order ``--help`` lists them: :class:`Target`'s,
+    the options every method takes, then each registered method's own."""
+    out = {f.name: f for f in dataclasses.fields(Target)}
+    out.update((f.name, f) for f in dataclasses.fields(MethodOptions))
+    for cls in METHODS.values():
+        out.update((f.name, f) for f in dataclasses.fields(cls.Options) if f.name not in out)
+    return list(out.values())
 
 
-def _parse_rounds(text: str | None, game: str) -> tuple[int, ...] | None:
-    if text is None:
-        return None
-    try:
-        rounds = tuple(int(x) - 1 for x in text.split(","))
-    except ValueError:
-        raise UserError(f"--strategy-rounds must be comma-separated round numbers, got "
-                        f"{text!r}") from None
-    card = card_games.get(game)
-    if any(r not in range(card.rounds) for r in rounds):
-        raise UserError(f"--strategy-rounds: {game} has rounds 1..{card.rounds}, got {text!r}")
-    if card.strategy_rounds is not None and set(rounds) != set(card.strategy_rounds):
-        raise UserError(f"--strategy-rounds: on {game} {card.strategy_rounds_note}; "
-                        f"got {text!r}")
-    return rounds
+def method_options(method: str, **values) -> MethodOptions:
+    """The options of ``method`` (``METHODS[method].Options``) with ``values``. A value for
+    an option another method takes is refused unless it is that option's default.
+
+    Raises:
+        UserError: an unknown method. OptionError: an option the method does not take, a value
+            that does not parse.
+    """
+    if method not in METHODS:
+        raise UserError(f"unknown method {method!r}; choose from {', '.join(method_names())}")
+    own = {f.name for f in dataclasses.fields(METHODS[method].Options)}
+    for key, value in values.items():
+        if key in own:
+            continue
+        takers = [m for m, cls in METHODS.items()
+                  if key in {f.name for f in dataclasses.fields(cls.Options)}]
+        if not takers:
+            raise TypeError(f"no method takes an option {key!r}")
+        field = next(f for f in dataclasses.fields(METHODS[takers[0]].Options) if f.name == key)
+        if value != field.default:
+            applies = field.metadata.get("applies")
+            where = applies if applies else f"{{method}} {', '.join(takers)}"
+            raise OptionError(f"{{{key}}} applies to {where}, not {method}", key, "method")
+    return METHODS[method].Options(**{k: v for k, v in values.items() if k in own})
 
 
 def load_game(game: str, data_dir, workers: int, method: str = "pa", progress: bool = False):
@@ -96,124 +93,98 @@ class Built:
     seconds: float
 
 
-def build(game: str, method: str, buckets: str | None, name: str | None = None, seed: int = 0,
-          public_board: bool = False, data_dir=None, workers: int | None = None,
-          n_init: int = 4, kmax: int | None = None, kmax_factor: float | None = None,
-          intermediate: str | None = None, replace: bool = False,
-          progress: bool = False, scheduler: str | None = None,
-          opponent_clusters: int | None = None, from_strategy: str | None = None,
-          strategy_rounds: str | None = None, recall: str = "perfect") -> Built:
-    """Build abstraction ``name`` (default ``GAME-METHOD-B1-B2...``) and store it, as
-    ``cli.py build-abstraction`` does (its options, validated up front).
+def build(game: str, method: str, options: MethodOptions | None = None, *, data_dir,
+          name: str | None = None, replace: bool = False, progress: bool = False) -> Built:
+    """Build abstraction ``name`` (default ``GAME-METHOD-B1-B2...``) of ``game`` by ``method``
+    with ``options`` (``METHODS[method].Options``, validated before anything is read) and
+    store it in ``data_dir``, as ``cli.py build-abstraction`` does.
+
+    Example::
+
+        build("rhode-island", "pa", PotentialAware.Options(buckets=(5, 25, 125), n_init=1),
+              data_dir="/tmp/data")
 
     Raises:
-        UserError: a bad option, an existing name without ``replace``, a failed fit.
+        OptionError: a bad option, naming its parameter. UserError: an unknown game or method,
+            an existing name without ``replace``, a failed fit.
     """
-    args = SimpleNamespace(game=game, method=method, buckets=buckets, name=name, seed=seed,
-                           public_board=public_board, data_dir=data_dir, workers=workers,
-                           n_init=n_init, kmax=kmax, kmax_factor=kmax_factor,
-                           intermediate=intermediate, replace=replace)
-    if args.method not in METHODS:
-        raise UserError(f"unknown method {args.method!r}; choose from {', '.join(method_names())}")
-    if args.game not in GAMES:
-        raise UserError(f"unknown game {args.game!r}; choose from {', '.join(GAMES)}")
-    card = card_games.get(args.game)
-    if args.method == "lossless" and not card.lossless:
-        raise UserError(f"lossless is available for "
-                        f"{', '.join(card_games.names(lambda g: g.lossless))} only (Texas "
-                        "Hold'em's lossless abstraction is far too large to build)")
-    if args.game not in METHODS[args.method].games:
-        raise UserError(f"{args.method} is available for {', '.join(METHODS[args.method].games)} "
-                        f"only")
-    if args.public_board and not card.public_board:
-        raise UserError(f"--public-board is available for "
-                        f"{', '.join(card_games.names(lambda g: g.public_board))} only")
-    if recall not in ("perfect", "imperfect"):
-        raise UserError(f"--recall must be perfect or imperfect, got {recall!r}")
-    if recall == "imperfect":
-        if args.method not in KIND_OF_METHOD:
-            raise UserError(f"--recall imperfect is built for --method "
-                            f"{', '.join(KIND_OF_METHOD)}, not {args.method}")
-        if args.public_board or args.intermediate is not None:
-            raise UserError("--recall imperfect takes neither --public-board nor --intermediate")
-    pa_like = issubclass(METHODS[args.method], PotentialAware)
-    if args.intermediate is not None and not pa_like:
-        raise UserError(f"--intermediate applies to the potential-aware methods (pa, pa-emd, "
-                        f"ochs), not {args.method}")
-    buckets = parse_buckets(args.buckets, args.game, nested=recall == "perfect")
-    if buckets is None and args.method != "lossless":
-        raise UserError(f"--buckets is required for method {args.method}")
-    if opponent_clusters is not None and args.method != "ochs":
-        raise UserError(f"--opponent-clusters applies to --method ochs, not {args.method}")
-    if opponent_clusters is not None:
-        try:
-            check_opponent_clusters(args.game, opponent_clusters)
-        except ValueError as exc:
-            raise UserError(f"--opponent-clusters: {exc}") from None
-    if (from_strategy is not None or strategy_rounds is not None) and args.method != "strategy":
-        raise UserError(f"--from-strategy and --strategy-rounds apply to --method strategy, "
-                        f"not {args.method}")
-    if args.method == "strategy" and from_strategy is None:
-        raise UserError(f"--method strategy needs --from-strategy NAME ({card.strategy_source})")
-    rounds = _parse_rounds(strategy_rounds, args.game)
-    if args.workers is None:
-        args.workers = (os.cpu_count() or 1) if card.equity_tables else 1
-    if args.workers < 1:
-        raise UserError(f"--workers must be at least 1, got {args.workers}")
-    name = args.name or f"{args.game}-{args.method}-" + ("ir-" if recall == "imperfect" else "") + (
-        "-".join(map(str, buckets)) if buckets else "full")
+    card, options = checked(game, method, options)
+    workers = options.workers or ((os.cpu_count() or 1) if card.equity_tables else 1)
+    name = name or default_name(game, method, options)
     try:
         store.check_name(name)
     except ValueError as exc:
-        raise UserError(str(exc)) from None
-    if not args.replace and store.exists(name, args.data_dir):
-        raise UserError(f"abstraction {name!r} exists (use --replace to rebuild it)")
-
+        raise OptionError(f"{{name}}: {exc}", "name") from None
+    if not replace and store.exists(name, data_dir):
+        raise _exists(name)
     t0 = time.perf_counter()
-    vectors = None
-    if args.method == "strategy":  # before the hands: a bad strategy fails before the ETL runs
-        try:
-            vectors = strategy_vectors(resolve_data_dir(args.data_dir), from_strategy,
-                                       game=args.game)
-        except (ValueError, FileNotFoundError) as exc:
-            raise UserError(f"--from-strategy: {exc}") from None
-    hands = load_game(args.game, args.data_dir, args.workers, args.method, progress)
-    kmax_factor = args.kmax_factor
+    vectors = _strategy_vectors(game, options, data_dir)  # a bad strategy fails before the ETL
+    hands = load_game(game, data_dir, workers, method, progress)
+    kmax_factor = options.kmax_factor
     if kmax_factor is None and card.equity_tables:
         kmax_factor = 3.0
-    kwargs = dict(random_state=args.seed, n_init=args.n_init, kmax=args.kmax,
-                  kmax_factor=kmax_factor,
-                  workers=args.workers, progress=progress,
-                  public_board=args.public_board,
-                  scheduler=None if scheduler is None else check_scheduler(scheduler))
-    if pa_like:
-        kwargs["intermediate"] = _parse_intermediate(args.intermediate)
-    if opponent_clusters is not None:
-        kwargs["opponent_clusters"] = opponent_clusters
-    if recall == "imperfect":
-        kwargs["recall"] = recall
-    if args.method == "strategy":
-        kwargs.update(vectors=vectors, rounds=rounds, from_strategy=from_strategy)
-    if args.method == "lossless":
-        kwargs = {"random_state": args.seed}
-    model = METHODS[args.method](buckets, **kwargs)
+    kwargs = options.model_kwargs(workers, kmax_factor, progress)
+    if vectors is not None:
+        kwargs["vectors"] = vectors
+    model = METHODS[method](options.buckets, **kwargs)
     # a killed or failed build resumes from its finished rounds (same parameters and code)
-    with checkpoint.claimed(resolve_data_dir(args.data_dir), name, {
-            "game": args.game, "method": args.method, "buckets": buckets, "seed": args.seed,
-            "n_init": args.n_init, "kmax": args.kmax, "kmax_factor": kmax_factor,
-            "intermediate": kwargs.get("intermediate"), "public_board": args.public_board,
-            "opponent_clusters": opponent_clusters, "recall": recall,
-            "from_strategy": from_strategy, "strategy_rounds": rounds,
+    with checkpoint.claimed(resolve_data_dir(data_dir), name, {
+            **options.fingerprint(), "game": game, "method": method, "kmax_factor": kmax_factor,
             "vectors": None if vectors is None else _digest(vectors)}) as ckpt:
         try:
             model.fit(hands, checkpoint=ckpt)
         except ValueError as exc:
             raise UserError(str(exc)) from None
         seconds = time.perf_counter() - t0
-        store.save(model, hands, name, seed=args.seed, seconds=seconds, replace=args.replace,
-                   data_dir=args.data_dir)
+        try:
+            store.save(model, hands, name, seed=options.seed, seconds=seconds, replace=replace,
+                       data_dir=data_dir)
+        except FileExistsError:
+            raise _exists(name) from None
         checkpoint.remove(ckpt)
     return Built(name, model, hands, seconds)
+
+
+def checked(game: str, method: str, options: MethodOptions | None):
+    """(the card game, ``options`` as ``method``'s options) once both are valid for ``game``:
+    what :func:`build` checks before it reads anything."""
+    if method not in METHODS:
+        raise UserError(f"unknown method {method!r}; choose from {', '.join(method_names())}")
+    if game not in GAMES:
+        raise UserError(f"unknown game {game!r}; choose from {', '.join(GAMES)}")
+    card, cls = card_games.get(game), METHODS[method]
+    if game not in cls.games:
+        note = f" ({cls.games_note})" if cls.games_note else ""
+        raise UserError(f"{method} is available for {', '.join(cls.games)} only{note}")
+    if options is None:
+        options = cls.Options()
+    elif type(options) is not cls.Options:
+        options = method_options(method, **{f.name: getattr(options, f.name)
+                                            for f in dataclasses.fields(options)})
+    options.check(card, method)
+    return card, options
+
+
+def default_name(game: str, method: str, options: MethodOptions) -> str:
+    """``GAME-METHOD-B1-B2...`` (``-ir`` before the counts for imperfect recall; ``full``
+    for no counts)."""
+    return f"{game}-{method}-" + ("ir-" if options.recall == "imperfect" else "") + (
+        "-".join(map(str, options.buckets)) if options.buckets else "full")
+
+
+def _exists(name: str) -> OptionError:
+    return OptionError(f"abstraction {name!r} exists (use {{replace}} to rebuild it)", "replace")
+
+
+def _strategy_vectors(game: str, options: MethodOptions, data_dir):
+    """The strategy vectors a ``strategy`` build clusters by (None for other methods)."""
+    from_strategy = getattr(options, "from_strategy", None)
+    if from_strategy is None:
+        return None
+    try:
+        return strategy_vectors(resolve_data_dir(data_dir), from_strategy, game=game)
+    except (ValueError, FileNotFoundError) as exc:
+        raise OptionError(f"{{from_strategy}}: {exc}", "from_strategy") from None
 
 
 def _digest(vectors) -> str:

@@ -10,8 +10,20 @@ import argparse
 import json
 
 from abstraction import store
-from abstraction.build import build, method_names, summary_lines
+from abstraction.build import build, method_options, option_fields, summary_lines
+from abstraction.options import OptionError
+from schema.errors import UserError
 from schema.listing import FORMATS, Column, print_rows
+
+
+def flag(name: str) -> str:
+    """The command line's flag of build parameter ``name`` (``n_init`` -> ``--n-init``)."""
+    return "--" + name.replace("_", "-")
+
+
+def _spell(text: str) -> str:
+    """``text`` (a field's help) with each ``{parameter}`` written as its flag."""
+    return OptionError(text, *(f.name for f in option_fields())).spelled(flag)
 
 
 def register(subparsers) -> None:
@@ -19,59 +31,15 @@ def register(subparsers) -> None:
         "build-abstraction", help="build a card abstraction (bucket tables + catalog row)",
         description="Build an abstraction of a game's hands (docs/design.md section 4) and store it "
                     "under <data-dir>/abstractions/NAME/.")
-    p.add_argument("--buckets", default=None,
-                   help="bucket counts per round, totals, e.g. 20,800,4800,28800 "
-                        "(optional for lossless)")
-    p.add_argument("--method", default="pa",
-                   help=f"one of {', '.join(method_names())} (default pa); pa-emd: potential-aware "
-                        "with the earth mover's distance; ochs: opponent cluster hand strength; "
-                        "strategy: clustered by a solved strategy (GS4, --from-strategy)")
-    p.add_argument("--game", default="holdem", help="holdem (default) or rhode-island")
-    p.add_argument("--name", default=None, help="default: GAME-METHOD-BUCKETS")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--workers", type=int, default=None,
-                   help="processes (default: the number of cores for holdem, 1 for "
-                        "rhode-island)")
-    p.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT|local:N",
-                   help="run the per-parent clustering on a Dask cluster (workers must see the "
-                        "data directory) or on N local worker processes; same result, bit for "
-                        "bit")
-    p.add_argument("--n-init", type=int, default=4, help="k-means restarts (default 4)")
-    p.add_argument("--kmax", type=int, default=None,
-                   help="most children per parent bucket considered (default: no cap)")
-    p.add_argument("--kmax-factor", type=float, default=None,
-                   help="cap children per parent at KMAX_FACTOR * (buckets / parents) "
-                        "(default: 3 for holdem, no cap for rhode-island)")
-    p.add_argument("--intermediate", default=None,
-                   help="pa, pa-emd, ochs: bottom-up cluster counts per round, e.g. ,,200 "
-                        "(blank = default)")
-    p.add_argument("--opponent-clusters", type=int, default=None,
-                   help="ochs: clusters of opponent starting hands (default 8; rhode-island "
-                        "1..13, holdem 1..169, at most 16 for the river table's memory)")
-    p.add_argument("--from-strategy", default=None, metavar="NAME",
-                   help="strategy (GS4, Gilpin's thesis, CMU 2009, ch. 6): the solved strategy "
-                        "whose play clusters the hands, by the L1 distance between their "
-                        "realisation plans. rhode-island: a Rhode Island strategy on an "
-                        "abstraction, e.g. the lossless one; holdem: a `solve --game holdem` "
-                        "strategy on an abstraction with the 169 preflop classes (e.g. built "
-                        "with --buckets 169,...) and the later rounds abstracted, whose preflop "
-                        "play clusters the 169 preflop hands")
-    p.add_argument("--strategy-rounds", default=None, metavar="R1,R2",
-                   help="strategy: the rounds (1-based) clustered by strategy vectors, the "
-                        "others potential-aware (rhode-island: default all; holdem: 1 only, "
-                        "the preflop)")
-    p.add_argument("--recall", choices=("perfect", "imperfect"), default="perfect",
-                   help="perfect (default): each round's buckets nested in the previous "
-                   "round's; imperfect: every round clustered on its own, the earlier buckets "
-                   "forgotten (eb = EHS, pa-emd = EMD over next-round buckets, ochs; holdem: "
-                   "the river by equity or OCHS, earlier rounds by EMD on next-round equity "
-                   "histograms). Solved by CFR (Rhode Island: on the type form with tied "
-                   "infosets, or the public tree); the LP needs perfect recall")
-    p.add_argument("--public-board", action="store_true",
-                   help="rhode-island: play the abstraction with the public cards visible, "
-                        "i.e. buckets refined by the board when solving (always on for "
-                        "lossless, whose 13,205,1774 classes are lossless only so)")
-    p.add_argument("--replace", action="store_true", help="rebuild an existing name")
+    # one flag per parameter of abstraction.build.build and of every method's options
+    for field in option_fields():
+        meta, help = field.metadata, field.metadata["help"]
+        help = _spell(help() if callable(help) else help)
+        if field.default is False:
+            p.add_argument(flag(field.name), action="store_true", help=help)
+            continue
+        kwargs = {k: meta[k] for k in ("type", "metavar", "choices") if meta.get(k) is not None}
+        p.add_argument(flag(field.name), default=field.default, help=help, **kwargs)
     p.set_defaults(func=build_command)
 
     q = subparsers.add_parser("abstractions", help="list the built abstractions",
@@ -86,14 +54,14 @@ def register(subparsers) -> None:
 
 
 def build_command(args: argparse.Namespace) -> int:
-    result = build(game=args.game, method=args.method, buckets=args.buckets, name=args.name,
-                   seed=args.seed, public_board=args.public_board, data_dir=args.data_dir,
-                   workers=args.workers, n_init=args.n_init, kmax=args.kmax,
-                   kmax_factor=args.kmax_factor,
-                   intermediate=getattr(args, "intermediate", None), replace=args.replace,
-                   progress=True, scheduler=args.scheduler,
-                   opponent_clusters=args.opponent_clusters, from_strategy=args.from_strategy,
-                   strategy_rounds=args.strategy_rounds, recall=args.recall)
+    values = {f.name: getattr(args, f.name) for f in option_fields()}
+    target = {k: values.pop(k) for k in ("game", "method", "name", "replace")}
+    try:
+        options = method_options(target["method"], **values)
+        result = build(target["game"], target["method"], options, name=target["name"],
+                       replace=target["replace"], data_dir=args.data_dir, progress=True)
+    except OptionError as exc:  # the library names parameters; the user typed flags
+        raise UserError(exc.spelled(flag)) from None
     print("\n".join(summary_lines(result)))
     return 0
 

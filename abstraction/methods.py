@@ -40,7 +40,7 @@ Example:
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
@@ -54,6 +54,7 @@ from abstraction.ochs_river import holdem_river
 from abstraction.emd import EMDLine
 from abstraction.hands import GameHands, LeafRound
 from abstraction.imperfect_recall import KIND_OF_METHOD, build_imperfect
+from abstraction.options import MethodOptions, OptionError, imperfect_alone, ints, option
 from abstraction.tree import build_tree, round_result
 from etl.rhode_island import hand_key, hand_rank3, hand_tree, raw_hands
 
@@ -62,6 +63,10 @@ class _Abstraction:
     method = ""
     #: the games the method is implemented for
     games = ("holdem", "rhode-island")
+    #: why the method is not available for the other games, if it is worth saying
+    games_note = ""
+    #: the options a build of the method takes (``abstraction.options``)
+    Options = MethodOptions
 
     def __init__(self, buckets: Sequence[int] | None, random_state: int = 0, n_init: int = 4,
                  kmax: int | None = None, workers: int = 1, progress: bool = False,
@@ -191,6 +196,31 @@ class ExpectationSquared(_Abstraction):
         return EquityFeature(hands, 2)
 
 
+@dataclass(frozen=True)
+class PotentialAwareOptions(MethodOptions):
+    """The options of the potential-aware methods: ``intermediate`` too."""
+
+    intermediate: tuple[int | None, ...] | None = option(
+        None, "pa, pa-emd, ochs: bottom-up cluster counts per round, e.g. ,,200 (blank = "
+              "default)", parse=ints("intermediate", blank=True),
+        applies="the potential-aware methods (pa, pa-emd, ochs)")
+
+    def check(self, game, method):
+        super().check(game, method)
+        if self.recall == "imperfect" and self.intermediate is not None:
+            raise imperfect_alone()
+        for s, m in enumerate(self.intermediate or ()):
+            if m is not None and m < 1:
+                raise OptionError(f"{{intermediate}}: round {s} needs at least 1 cluster, got "
+                                  f"{m}", "intermediate")
+
+    def model_kwargs(self, *args, **kwargs):
+        return {**super().model_kwargs(*args, **kwargs), "intermediate": self.intermediate}
+
+    def fingerprint(self):
+        return {**super().fingerprint(), "intermediate": self.intermediate}
+
+
 class PotentialAware(_Abstraction):
     """PA: k-means (L2) on histograms over bottom-up next-round clusters.
 
@@ -199,6 +229,7 @@ class PotentialAware(_Abstraction):
     """
 
     method = "pa"
+    Options = PotentialAwareOptions
 
     def __init__(self, buckets, random_state: int = 0, n_init: int = 4, kmax: int | None = None,
                  workers: int = 1, progress: bool = False,
@@ -225,6 +256,17 @@ class PotentialAware(_Abstraction):
         return {**super().params(), "intermediate": self.intermediate}
 
 
+@dataclass(frozen=True)
+class LosslessOptions(MethodOptions):
+    """The options of ``lossless``: the bucket counts are optional (the lossless counts); of
+    the others only the seed is used."""
+
+    buckets_required = False
+
+    def model_kwargs(self, *args, **kwargs):
+        return {"random_state": self.seed}
+
+
 class Lossless(_Abstraction):
     """Lossless: GameShrink's ordered game isomorphism classes, played with the public board
     visible (see module docstring). Rhode Island Hold'em only.
@@ -235,6 +277,8 @@ class Lossless(_Abstraction):
 
     method = "lossless"
     games = ("rhode-island",)
+    games_note = "Texas Hold'em's lossless abstraction is far too large to build"
+    Options = LosslessOptions
 
     def __init__(self, buckets=None, random_state: int = 0, **_ignored):
         super().__init__(buckets, random_state, public_board=True)
@@ -389,6 +433,32 @@ def _from_tables(hands: GameHands) -> bool:
     return card_games.has(hands.game, lambda g: g.equity_tables)
 
 
+@dataclass(frozen=True)
+class OCHSOptions(PotentialAwareOptions):
+    """The options of ``ochs``: ``opponent_clusters`` too."""
+
+    opponent_clusters: int | None = option(
+        None, "ochs: clusters of opponent starting hands (default 8; rhode-island 1..13, holdem "
+              "1..169, at most 16 for the river table's memory)", type=int)
+
+    def check(self, game, method):
+        super().check(game, method)
+        if self.opponent_clusters is not None:
+            try:
+                game.check_opponent_clusters(self.opponent_clusters)
+            except ValueError as exc:
+                raise OptionError(f"{{opponent_clusters}}: {exc}", "opponent_clusters") from None
+
+    def model_kwargs(self, *args, **kwargs):
+        out = super().model_kwargs(*args, **kwargs)
+        if self.opponent_clusters is not None:
+            out["opponent_clusters"] = self.opponent_clusters
+        return out
+
+    def fingerprint(self):
+        return {**super().fingerprint(), "opponent_clusters": self.opponent_clusters}
+
+
 class OpponentClusterHandStrength(PotentialAware):
     """OCHS (Johanson et al., AAMAS 2013): the last round by equity against each of
     ``opponent_clusters`` clusters of opponent starting hands (``abstraction.ochs``).
@@ -409,6 +479,7 @@ class OpponentClusterHandStrength(PotentialAware):
 
     method = "ochs"
     games = ("holdem", "rhode-island")
+    Options = OCHSOptions
 
     def __init__(self, buckets, random_state: int = 0, n_init: int = 4, kmax: int | None = None,
                  workers: int = 1, progress: bool = False,
@@ -474,6 +545,53 @@ class OpponentClusterHandStrength(PotentialAware):
         return out
 
 
+@dataclass(frozen=True)
+class StrategyOptions(PotentialAwareOptions):
+    """The options of ``strategy``: the solved strategy whose play clusters the hands and the
+    rounds (1-based) it clusters."""
+
+    from_strategy: str | None = option(
+        None, "strategy (GS4, Gilpin's thesis, CMU 2009, ch. 6): the solved strategy whose play "
+              "clusters the hands, by the L1 distance between their realisation plans. "
+              "rhode-island: a Rhode Island strategy on an abstraction, e.g. the lossless one; "
+              "holdem: a holdem strategy on an abstraction with the 169 preflop classes (e.g. "
+              "built with {buckets} 169,...) and the later rounds abstracted, whose preflop "
+              "play clusters the 169 preflop hands", metavar="NAME")
+    strategy_rounds: tuple[int, ...] | None = option(
+        None, "strategy: the rounds (1-based) clustered by strategy vectors, the others "
+              "potential-aware (rhode-island: default all; holdem: 1 only, the preflop)",
+        parse=ints("strategy_rounds", "round numbers"), metavar="R1,R2")
+
+    def check(self, game, method):
+        super().check(game, method)
+        if self.from_strategy is None:
+            raise OptionError(f"{{method}} strategy needs {{from_strategy}} NAME "
+                              f"({game.strategy_source})", "method", "from_strategy")
+        if self.strategy_rounds is None:
+            return
+        given = ",".join(map(str, self.strategy_rounds))
+        if any(r - 1 not in range(game.rounds) for r in self.strategy_rounds):
+            raise OptionError(f"{{strategy_rounds}}: {game.name} has rounds 1..{game.rounds}, "
+                              f"got {given!r}", "strategy_rounds")
+        if game.strategy_rounds is not None and {r - 1 for r in self.strategy_rounds} != set(
+                game.strategy_rounds):
+            raise OptionError(f"{{strategy_rounds}}: on {game.name} {game.strategy_rounds_note}"
+                              f"; got {given!r}", "strategy_rounds")
+
+    def rounds(self) -> tuple[int, ...] | None:
+        """The strategy rounds 0-based, as ``StrategyBased`` takes them."""
+        return None if self.strategy_rounds is None else tuple(r - 1 for r in
+                                                              self.strategy_rounds)
+
+    def model_kwargs(self, *args, **kwargs):
+        return {**super().model_kwargs(*args, **kwargs), "rounds": self.rounds(),
+                "from_strategy": self.from_strategy}
+
+    def fingerprint(self):
+        return {**super().fingerprint(), "from_strategy": self.from_strategy,
+                "strategy_rounds": self.rounds()}
+
+
 class StrategyBased(PotentialAware):
     """Strategy-based (GS4; Gilpin's thesis, "Algorithms for abstracting and solving imperfect
     information games", CMU 2009, ch. 6): the hands of the rounds in ``rounds`` clustered by
@@ -492,6 +610,7 @@ class StrategyBased(PotentialAware):
 
     method = "strategy"
     games = ("holdem", "rhode-island")
+    Options = StrategyOptions
     #: per game, the rounds that may be clustered by strategy vectors (None: any)
     vector_rounds = {"holdem": (0,), "rhode-island": None}
 
@@ -514,7 +633,7 @@ class StrategyBased(PotentialAware):
                              f"{hands.game}")
         if self.vectors is None:
             raise ValueError("strategy needs the strategy vectors of a solved game (vectors=, "
-                             "or --from-strategy NAME)")
+                             "or the build option from_strategy=NAME)")
         rounds = self._rounds(hands)
         allowed = self.vector_rounds[hands.game]
         if allowed is not None and any(r not in allowed for r in rounds):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from abstraction.build import build, summary_lines
+from abstraction.build import build, method_options, summary_lines
 
 
 def build_abstraction(data_dir: Path, method: str, buckets: str | None, name: str,
@@ -17,7 +17,7 @@ def build_abstraction(data_dir: Path, method: str, buckets: str | None, name: st
     ``--public-board``; ``from_strategy``: the solved strategy a ``strategy`` (GS4) build
     clusters by, ``--from-strategy``; ``recall``: ``--recall``; ``replace``: ``--replace``;
     ``progress``: progress bars, or timestamped lines off a terminal)."""
-    print("\n".join(summary_lines(build(
-        game=game, method=method, buckets=buckets, name=name, seed=seed, workers=1,
-        n_init=4, public_board=public_board, data_dir=str(data_dir), from_strategy=from_strategy,
-        recall=recall, replace=replace, progress=progress))))
+    options = method_options(method, buckets=buckets, seed=seed, workers=1, n_init=4,
+                             public_board=public_board, from_strategy=from_strategy, recall=recall)
+    print("\n".join(summary_lines(build(game, method, options, name=name, data_dir=data_dir,
+                                         replace=replace, progress=progress))))

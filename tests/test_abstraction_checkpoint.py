@@ -12,6 +12,9 @@ import pytest
 
 from abstraction import checkpoint, imperfect_recall, tree
 from abstraction.build import build
+from abstraction.methods import PotentialAware
+
+PA = PotentialAware.Options
 from schema.errors import UserError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,7 +25,8 @@ def buckets_of(built):
 
 
 def test_a_failed_build_resumes_from_its_finished_rounds(tmp_path, monkeypatch):
-    whole = build("rhode-island", "pa", "13,25,125", name="whole", data_dir=tmp_path / "a")
+    whole = build("rhode-island", "pa", PA(buckets=(13, 25, 125)), name="whole",
+                  data_dir=tmp_path / "a")
     builds = tmp_path / "a" / "cache" / "builds"
     assert not builds.exists() or not any(builds.iterdir())  # removed once stored
 
@@ -36,7 +40,7 @@ def test_a_failed_build_resumes_from_its_finished_rounds(tmp_path, monkeypatch):
     d = tmp_path / "b"
     monkeypatch.setattr(tree, "_parent_task", dies_in_round_2)
     with pytest.raises(KeyboardInterrupt):
-        build("rhode-island", "pa", "13,25,125", name="x", data_dir=d)
+        build("rhode-island", "pa", PA(buckets=(13, 25, 125)), name="x", data_dir=d)
     (ckpt,) = [p for p in (d / "cache" / "builds").iterdir() if p.is_dir()]  # and its .lock
     assert sorted(p.name for p in ckpt.iterdir()) == ["round0.pkl", "round1.pkl"]
 
@@ -45,7 +49,7 @@ def test_a_failed_build_resumes_from_its_finished_rounds(tmp_path, monkeypatch):
         return real(features, r, *args)
 
     monkeypatch.setattr(tree, "_parent_task", no_earlier_round)
-    resumed = build("rhode-island", "pa", "13,25,125", name="x", data_dir=d)
+    resumed = build("rhode-island", "pa", PA(buckets=(13, 25, 125)), name="x", data_dir=d)
     for a, b in zip(buckets_of(whole), buckets_of(resumed)):
         np.testing.assert_array_equal(a, b)
     assert not ckpt.exists()
@@ -104,13 +108,14 @@ def test_an_unreadable_round_is_computed_again(tmp_path):
 
 def test_bad_input_still_one_line_error(tmp_path):
     with pytest.raises(UserError):
-        build("rhode-island", "pa", "13,25", data_dir=tmp_path)
+        build("rhode-island", "pa", PA(buckets=(13, 25)), data_dir=tmp_path)
 
 
 def test_an_imperfect_recall_build_resumes_from_its_finished_rounds(tmp_path, monkeypatch):
     """Imperfect recall clusters the last round first; killed in the first round, the re-run
     clusters only that round (the later rounds' results and their EMD grounds come back)."""
-    args = dict(game="rhode-island", method="pa-emd", buckets="13,25,125", recall="imperfect")
+    args = dict(game="rhode-island", method="pa-emd",
+                options=PA(buckets=(13, 25, 125), recall="imperfect"))
     whole = build(**args, name="whole", data_dir=tmp_path / "a")
     real = imperfect_recall._cluster
     calls = []

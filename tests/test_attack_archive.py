@@ -24,6 +24,7 @@ import pytest
 
 import cli
 from abstraction.build import build
+from abstraction.options import MethodOptions
 from etl.lock import file_lock
 from schema.catalog import session_scope
 from schema.catalog_abstraction import Abstraction
@@ -93,7 +94,7 @@ def arch(tmp_path_factory) -> dict:
     out = {}
     for key, buckets in (("a1", "13,25,125"), ("a2", "13,20,50")):
         d = tmp_path_factory.mktemp(key)
-        build("rhode-island", "eb", buckets, name=AB, n_init=1, data_dir=d)
+        build("rhode-island", "eb", MethodOptions(buckets=buckets, n_init=1), name=AB, data_dir=d)
         out[key] = d / f"{key}.tar"
         share.export(d, AB, out[key])
     d = tmp_path_factory.mktemp("k")

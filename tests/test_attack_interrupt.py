@@ -24,6 +24,7 @@ import pytest
 
 import cli
 from abstraction.build import build
+from abstraction.options import MethodOptions
 from etl.lock import file_lock
 from schema.catalog import catalog_path
 from schema.catalog_abstraction import Abstraction
@@ -69,7 +70,7 @@ def interrupt_at_the_catalog_wait(data: Path, *argv) -> str:
 @pytest.fixture()
 def old(tmp_path) -> Path:
     d = tmp_path / "d"
-    build("rhode-island", "eb", "13,25,125", name=AB, n_init=1, data_dir=d)
+    build("rhode-island", "eb", MethodOptions(buckets="13,25,125", n_init=1), name=AB, data_dir=d)
     return d
 
 
@@ -88,7 +89,7 @@ def test_ctrl_c_of_build_abstraction_replace(old):
 
 def test_ctrl_c_of_import_replace(old, tmp_path):
     src = tmp_path / "src"
-    build("rhode-island", "eb", NEW, name=AB, n_init=1, data_dir=src)
+    build("rhode-island", "eb", MethodOptions(buckets=NEW, n_init=1), name=AB, data_dir=src)
     archive = tmp_path / "a.tar"
     share.export(src, AB, archive)
     before = state(old)
@@ -118,7 +119,7 @@ def test_a_kill_inside_the_swap_is_settled_by_the_next_run(moment, old, tmp_path
     it), the next import or build of the name first settles the journal: the old build back
     whole when the row was not committed, the new one kept when it was."""
     src = tmp_path / "src"
-    build("rhode-island", "eb", NEW, name=AB, n_init=1, data_dir=src)
+    build("rhode-island", "eb", MethodOptions(buckets=NEW, n_init=1), name=AB, data_dir=src)
     archive = tmp_path / "a.tar"
     share.export(src, AB, archive)
     before, new = state(old), unpack(archive)[1]

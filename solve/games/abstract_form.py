@@ -199,15 +199,35 @@ def abstract_form(game: CompiledGame, abstraction: CardAbstraction,
             than ``max_work`` entries (dense, or nonzero if sparse: then the public-tree
             solver is faster), or a malformed abstraction.
     """
-    from scipy.sparse.linalg import LinearOperator
-
     if game.abstraction != abstraction.name:
         raise ValueError(f"the game is compiled with {game.abstraction!r}, not {abstraction.name!r}")
     rules = game.rules
     t0 = time.time()
+    types, S, Wr = _deal_matrices(rules, abstraction, max_types, max_work)
+    n_types = tuple(len(lab) for _, _, lab in types)
+    seq = _sequences(game, types, n_types)
+    groups: dict = {}
+    for key, coef, a1, a2 in seq.terms:
+        groups.setdefault(key, []).append((coef, a1, a2))
+    mats = {key: (S if key[0] == "S" else Wr[key[1]]) for key in groups}
+    sf = _sequence_form(seq, _payoff_operator(groups, mats, seq.n_seq),
+                        f"{rules.name}/{abstraction.name}")
+    payoff_nnz = sum(len(gs) * _count_nonzero(mats[key]) for key, gs in groups.items())
+    ties = group_keys = None
+    if not getattr(abstraction, "perfect_recall", True):
+        ties, group_keys = _ties(sf, seq, Wr)
+    return AbstractForm(sf=sf, rules=rules, abstraction=abstraction.name, n_types=n_types,
+                        keys=(seq.keys[0], seq.keys[1]), seconds=time.time() - t0,
+                        payoff_nnz=payoff_nnz, ties=ties, group_keys=group_keys)
+
+
+def _deal_matrices(rules: LimitPokerRules, abstraction: CardAbstraction, max_types: int,
+                   max_work: int):
+    """(the types of every round, ``S``, ``W_r`` per round): every deal enumerated once, on the
+    final boards, into counts and showdown sign sums per pair of final types, then the fold
+    matrices aggregated to each round's types (see the module docstring)."""
     hands = np.array(list(itertools.combinations(range(rules.n_cards), rules.private_cards)),
                      np.int64)
-    H = len(hands)
     boards = _boards(rules)
     types = _types(abstraction, hands, boards)
     n_types = tuple(len(lab) for _, _, lab in types)
@@ -216,11 +236,10 @@ def abstract_form(game: CompiledGame, abstraction: CardAbstraction,
     if nT > max_types:
         raise ValueError(f"{nT} final-round types per player exceed {max_types}")
 
-    # exact deal enumeration on final boards: counts and showdown sign sums per type pair
     final_boards, _ = boards[-1]
     t_final = types[-1][0]
     rank_fn = ranking.RANKINGS[rules.ranking]
-    strength = np.zeros((len(final_boards), H), np.int64)
+    strength = np.zeros((len(final_boards), len(hands)), np.int64)
     for i, b in enumerate(final_boards):
         ok = t_final[i] >= 0
         strength[i, ok] = rank_fn(hands[ok], b, rules.n_suits)
@@ -254,39 +273,51 @@ def abstract_form(game: CompiledGame, abstraction: CardAbstraction,
     nnz = sum(_nnz(m) for m in (S, Wf))
     if nnz > max_work:
         raise ValueError(f"{nnz:,} final-round matrix entries exceed {max_work:,}")
+    return types, S, Wr
 
-    # sequences over the betting tree
+
+@dataclass
+class _Sequences:
+    """Each player's sequences over the betting tree (per player: the parent sequence, first
+    sequence and action count of every infoset, its key and label, the round of each block of
+    infosets, one per type) and the terminals, ``(matrix key, coefficient, last sequence of
+    player 1, of player 2)``."""
+
+    parent: list
+    offset: list
+    nact: list
+    keys: list
+    labels: list
+    block_round: list
+    n_seq: list
+    terms: list
+
+
+def _sequences(game: CompiledGame, types, n_types: tuple[int, ...]) -> _Sequences:
     nodes = _betting(game)
     last: dict = {0: (np.zeros(n_types[0], np.int64), np.zeros(n_types[0], np.int64))}
-    parent: list = [[], []]
-    offset: list = [[], []]
-    nact: list = [[], []]
-    keys: list = [[], []]
-    labels: list = [[], []]
-    block_round: list = [[], []]  # per player: the round of each block of infosets (one per type)
-    n_seq = [1, 1]
-    terms = []  # (matrix key, coefficient, last1, last2)
+    seq = _Sequences(*([[], []] for _ in range(6)), n_seq=[1, 1], terms=[])
     for k, (kind, p, rnd, hist, contrib, kids) in enumerate(nodes):
         l1, l2 = last.pop(k)
         if kind == FOLD:
             u = -contrib[0] if p == 0 else contrib[1]
-            terms.append((("W", rnd), float(u), l1, l2))
+            seq.terms.append((("W", rnd), float(u), l1, l2))
             continue
         if kind == SHOWDOWN:
-            terms.append((("S", rnd), float(contrib[0]), l1, l2))
+            seq.terms.append((("S", rnd), float(contrib[0]), l1, l2))
             continue
         n = n_types[rnd]
         nA = len(kids)
-        base = n_seq[p]
+        base = seq.n_seq[p]
         own = l1 if p == 0 else l2
-        parent[p].extend(own.tolist())
-        offset[p].extend((base + np.arange(n) * nA).tolist())
-        nact[p].extend([nA] * n)
+        seq.parent[p].extend(own.tolist())
+        seq.offset[p].extend((base + np.arange(n) * nA).tolist())
+        seq.nact[p].extend([nA] * n)
         lab = types[rnd][2]
-        keys[p].extend((hist, lab[t]) for t in range(n))
-        block_round[p].append(rnd)
-        labels[p].extend(f"{lab[t]}|{hist}" for t in range(n))
-        n_seq[p] += n * nA
+        seq.keys[p].extend((hist, lab[t]) for t in range(n))
+        seq.block_round[p].append(rnd)
+        seq.labels[p].extend(f"{lab[t]}|{hist}" for t in range(n))
+        seq.n_seq[p] += n * nA
         for a, c in enumerate(kids):
             mine = base + np.arange(n) * nA + a
             c1, c2 = (mine, l2) if p == 0 else (l1, mine)
@@ -295,11 +326,14 @@ def abstract_form(game: CompiledGame, abstraction: CardAbstraction,
                 par = types[crnd][1]
                 c1, c2 = c1[par], c2[par]
             last[c] = (c1, c2)
+    return seq
+
+
+def _payoff_operator(groups: dict, mats: dict, n_seq):
+    """``A`` as a ``LinearOperator``: per matrix, its terminals batched into one product."""
+    from scipy.sparse.linalg import LinearOperator
+
     n1, n2 = n_seq
-    groups: dict = {}
-    for key, coef, a1, a2 in terms:
-        groups.setdefault(key, []).append((coef, a1, a2))
-    mats = {key: (S if key[0] == "S" else Wr[key[1]]) for key in groups}
     packed = {key: (np.array([g[0] for g in gs]), np.stack([g[1] for g in gs]),
                     np.stack([g[2] for g in gs])) for key, gs in groups.items()}
 
@@ -321,10 +355,15 @@ def abstract_form(game: CompiledGame, abstraction: CardAbstraction,
             out += np.bincount(i2.ravel(), weights=Rm.T.ravel(), minlength=n2)
         return out
 
-    A = LinearOperator((n1, n2), matvec=matvec, rmatvec=rmatvec, dtype=np.float64)
+    return LinearOperator((n1, n2), matvec=matvec, rmatvec=rmatvec, dtype=np.float64)
+
+
+def _sequence_form(seq: _Sequences, A, name: str) -> SequenceForm:
+    """The ``SequenceForm`` of operator ``A``, on a stub tree that carries only the infosets."""
+    parent, nact, labels = seq.parent, seq.nact, seq.labels
     info_player = [0] * len(parent[0]) + [1] * len(parent[1])
     info_nact = nact[0] + nact[1]
-    stub = Tree(name=f"{rules.name}/{abstraction.name}", kind=np.zeros(0, np.int8),
+    stub = Tree(name=name, kind=np.zeros(0, np.int8),
                 player=np.zeros(0, np.int8), infoset=np.zeros(0, np.int32),
                 child_start=np.zeros(0, np.int64), child_count=np.zeros(0, np.int64),
                 children=np.zeros(0, np.int64), edge_num=np.zeros(0, np.int64),
@@ -334,29 +373,28 @@ def abstract_form(game: CompiledGame, abstraction: CardAbstraction,
                 info_actions=[()] * len(info_player))
     gid = (np.arange(len(parent[0]), dtype=np.int64),
            len(parent[0]) + np.arange(len(parent[1]), dtype=np.int64))
-    sf = SequenceForm(tree=stub, A=A, n_seq=(n1, n2),
-                      parent=tuple(np.array(v, np.int64) for v in parent),
-                      offset=tuple(np.array(v, np.int64) for v in offset),
-                      nact=tuple(np.array(v, np.int64) for v in nact), global_id=gid,
-                      term_seq=np.zeros((0, 2), np.int64), term_node=np.zeros(0, np.int64))
-    payoff_nnz = sum(len(gs) * _count_nonzero(mats[key]) for key, gs in groups.items())
-    ties = group_keys = None
-    if not getattr(abstraction, "perfect_recall", True):
-        ties, group_keys = [], []
-        # a type's chance probability (the joint round-r matrices are symmetric)
-        marg = [np.asarray(Wr[r].sum(axis=1)).ravel() for r in range(R)]
-        for p in (0, 1):
-            ids: dict = {}
-            group = np.array([ids.setdefault((h, forgotten_label(lab)), len(ids))
-                              for h, lab in keys[p]], np.int64)
-            weight = np.concatenate([marg[r] for r in block_round[p]]) if block_round[p] \
-                else np.zeros(0)
-            ties.append(Ties.of(sf, p, group, weight))
-            group_keys.append(list(ids))
-        ties, group_keys = tuple(ties), tuple(group_keys)
-    return AbstractForm(sf=sf, rules=rules, abstraction=abstraction.name, n_types=n_types,
-                        keys=(keys[0], keys[1]), seconds=time.time() - t0, payoff_nnz=payoff_nnz,
-                        ties=ties, group_keys=group_keys)
+    return SequenceForm(tree=stub, A=A, n_seq=tuple(seq.n_seq),
+                        parent=tuple(np.array(v, np.int64) for v in parent),
+                        offset=tuple(np.array(v, np.int64) for v in seq.offset),
+                        nact=tuple(np.array(v, np.int64) for v in nact), global_id=gid,
+                        term_seq=np.zeros((0, 2), np.int64), term_node=np.zeros(0, np.int64))
+
+
+def _ties(sf: SequenceForm, seq: _Sequences, Wr):
+    """Imperfect recall: per player, the ``Ties`` of its infosets into the game's information
+    sets (betting history, the round's own bucket) and the keys of those sets."""
+    ties, group_keys = [], []
+    # a type's chance probability (the joint round-r matrices are symmetric)
+    marg = [np.asarray(w.sum(axis=1)).ravel() for w in Wr]
+    for p in (0, 1):
+        ids: dict = {}
+        group = np.array([ids.setdefault((h, forgotten_label(lab)), len(ids))
+                          for h, lab in seq.keys[p]], np.int64)
+        weight = np.concatenate([marg[r] for r in seq.block_round[p]]) if seq.block_round[p] \
+            else np.zeros(0)
+        ties.append(Ties.of(sf, p, group, weight))
+        group_keys.append(list(ids))
+    return tuple(ties), tuple(group_keys)
 
 
 def to_strategy(form: AbstractForm, game: CompiledGame, x: np.ndarray, y: np.ndarray):
