@@ -168,7 +168,7 @@ def _save(model, hands, name, root, seed, seconds, replace, data_dir) -> Abstrac
 
     def free(s) -> None:
         if not replace and s.get(Abstraction, name) is not None:
-            raise FileExistsError(f"abstraction {name!r} exists (use --replace to rebuild it)")
+            raise FileExistsError(f"abstraction {name!r} exists (use replace=True to rebuild it)")
 
     try:
         publish(data_dir, staging, root, row, check=free)

@@ -132,7 +132,7 @@ def holdem_labels(data_dir, abstraction: str) -> list[list[np.ndarray]]:
     if k != n:
         raise ValueError(f"the strategy's abstraction {abstraction!r} has {k} preflop buckets; "
                          f"GS4 on holdem reads a strategy solved with the {n} preflop classes "
-                         f"(an abstraction built with --buckets {n},...)")
+                         f"(an abstraction built with buckets {n},...)")
     return [[label.astype(str)]]
 
 

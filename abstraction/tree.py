@@ -363,7 +363,7 @@ def _run(fn, tasks, workers, progress: bool, desc: str):
         # content, so the next round's scatter of the same object could be dropped when the
         # previous round's futures were released ("lost dependencies", a flaky failure)
         if tasks:
-            from distributed import get_client  # heavy; only with --scheduler
+            from distributed import get_client  # heavy; only with a scheduler
 
             shared = tasks[0][0]
             (future,) = get_client().scatter([shared], broadcast=True, hash=False)
