@@ -114,7 +114,7 @@ def build(game: str, method: str, options: MethodOptions | None = None, *, data_
     try:
         store.check_name(name)
     except ValueError as exc:
-        raise OptionError(f"{{name}}: {exc}", "name") from None
+        raise UserError(str(exc)) from None
     if not replace and store.exists(name, data_dir):
         raise _exists(name)
     t0 = time.perf_counter()

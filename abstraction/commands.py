@@ -7,10 +7,11 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 
 from abstraction import store
-from abstraction.build import build, method_options, option_fields, summary_lines
+from abstraction.build import Target, build, method_options, option_fields, summary_lines
 from abstraction.options import OptionError
 from schema.errors import UserError
 from schema.listing import FORMATS, Column, print_rows
@@ -21,9 +22,15 @@ def flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def _spell(text: str) -> str:
-    """``text`` (a field's help) with each ``{parameter}`` written as its flag."""
-    return OptionError(text, *(f.name for f in option_fields())).spelled(flag)
+def flags() -> dict[str, str]:
+    """Every build parameter's flag, by parameter (the methods registered now included)."""
+    return {f.name: flag(f.name) for f in option_fields()}
+
+
+def _spelled(exc: OptionError) -> str:
+    """The message of ``exc`` with its parameters written as the user typed them: flags."""
+    table = flags()
+    return exc.spelled(lambda name: table.get(name, name))
 
 
 def register(subparsers) -> None:
@@ -32,10 +39,12 @@ def register(subparsers) -> None:
         description="Build an abstraction of a game's hands (docs/design.md section 4) and store it "
                     "under <data-dir>/abstractions/NAME/.")
     # one flag per parameter of abstraction.build.build and of every method's options
-    for field in option_fields():
+    fields = option_fields()
+    for field in fields:
         meta, help = field.metadata, field.metadata["help"]
-        help = _spell(help() if callable(help) else help)
-        if field.default is False:
+        help = _spelled(OptionError(help() if callable(help) else help,
+                                    *(f.name for f in fields)))
+        if isinstance(field.default, bool):
             p.add_argument(flag(field.name), action="store_true", help=help)
             continue
         kwargs = {k: meta[k] for k in ("type", "metavar", "choices") if meta.get(k) is not None}
@@ -55,13 +64,13 @@ def register(subparsers) -> None:
 
 def build_command(args: argparse.Namespace) -> int:
     values = {f.name: getattr(args, f.name) for f in option_fields()}
-    target = {k: values.pop(k) for k in ("game", "method", "name", "replace")}
+    target = {f.name: values.pop(f.name) for f in dataclasses.fields(Target)}
     try:
         options = method_options(target["method"], **values)
         result = build(target["game"], target["method"], options, name=target["name"],
                        replace=target["replace"], data_dir=args.data_dir, progress=True)
     except OptionError as exc:  # the library names parameters; the user typed flags
-        raise UserError(exc.spelled(flag)) from None
+        raise UserError(_spelled(exc)) from None
     print("\n".join(summary_lines(result)))
     return 0
 
