@@ -62,15 +62,13 @@ def option(default, help: str | Callable[[], str], *, parse: Callable | None = N
         "applies": applies})
 
 
-def ints(name: str, what: str = "integers", blank: bool = False,
-         offset: int = 0) -> Callable[[str], tuple]:
+def ints(name: str, what: str = "integers", blank: bool = False) -> Callable[[str], tuple]:
     """A parser of comma-separated integers for parameter ``name`` (``blank``: an empty item
-    is None; ``offset`` added to each)."""
+    is None)."""
 
     def parse(text: str) -> tuple:
         try:
-            return tuple(None if blank and not x.strip() else int(x) + offset
-                         for x in text.split(","))
+            return tuple(None if blank and not x.strip() else int(x) for x in text.split(","))
         except ValueError:
             raise OptionError(f"{{{name}}} must be comma-separated {what}, got {text!r}",
                               name) from None
