@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from etl.lock import try_file_lock
-from schema.errors import UserError
+from schema.errors import ParameterError, UserError
 from schema.listing import human_bytes
 from schema.interrupt import deferred_stop
 from schema.progress import progress_bar
@@ -30,7 +30,7 @@ from solve.holdem.figures import file_identity
 from solve.holdem.game import HoldemRules, build_tree
 from solve.holdem.threshold import threshold
 from solve.holdem.table import training_counts, write_strategy_table
-from solve.loop import check_positive_finite
+from solve.loop import check_at_least, check_positive_finite
 from solve.runs import NAME_PATTERN as _NAME
 from solve.runs import check_catalog, record_run
 
@@ -48,10 +48,10 @@ def _buckets(spec: str, ddir: Path):
         try:
             k = tuple(int(x) for x in spec.split(":", 1)[1].split(","))
         except ValueError:
-            raise UserError(f"--abstraction {spec!r}: expected synthetic:K0,K1,...") from None
+            raise ParameterError(f"`abstraction` {spec!r}: expected synthetic:K0,K1,...") from None
         if not 1 <= len(k) <= 4 or min(k) < 1 or any(k[r + 1] % k[r] for r in range(len(k) - 1)):
-            raise UserError(f"--abstraction {spec!r}: 1..4 positive counts, each a multiple "
-                            "of the one before")
+            raise ParameterError(f"`abstraction` {spec!r}: 1..4 positive counts, each a "
+                                 "multiple of the one before")
         return synthetic_buckets(k, n_rounds=len(k), name=spec.replace(":", "-").replace(",", "-"))
     return load_buckets(spec, ddir)
 
@@ -91,19 +91,20 @@ def _sampler_options(args: HoldemSolveOptions) -> tuple[str, dict]:
     """The sampler and its keyword options, checked (one-line errors)."""
     sampler = args.sampler or DEFAULT_SAMPLER
     if sampler not in SAMPLERS:
-        raise UserError(f"--sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
+        raise ParameterError(f"`sampler` must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
     opts = {k: v for k, v in (("regret", args.regret), ("averaging", args.averaging),
                               ("hands", args.hands_per_board)) if v is not None}
     if sampler == "chance" and opts:
-        raise UserError("--regret, --averaging and --hands-per-board apply to --sampler public "
-                        "(chance sampling is CFR+ with linear averaging, one deal at a time)")
+        raise ParameterError("`regret`, `averaging` and `hands_per_board` apply to `sampler` "
+                             "public (chance sampling is CFR+ with linear averaging, one deal "
+                             "at a time)")
     try:
         check_settings(opts.get("regret", PCS_REGRET), opts.get("averaging", PCS_AVERAGING),
                        opts.get("hands", PCS_HANDS),
-                       names={"regret": "--regret", "averaging": "--averaging",
-                              "hands": "--hands-per-board"})
+                       names={"regret": "`regret`", "averaging": "`averaging`",
+                              "hands": "`hands_per_board`"})
     except ValueError as exc:
-        raise UserError(str(exc)) from None
+        raise ParameterError(str(exc)) from None
     return sampler, opts
 
 
@@ -147,22 +148,17 @@ def solve_holdem(args: HoldemSolveOptions, data_dir: Path) -> int:
     every ``checkpoint_minutes``; store the strategy (table, weights, run.json, catalog row)
     in ``data_dir``."""
     if not args.abstraction:
-        raise UserError("--game holdem needs --abstraction NAME (see `cli.py abstractions`)")
+        raise ParameterError("holdem needs an `abstraction` NAME (see `cli.py abstractions`)")
     if args.algorithm != "cfr+":
-        raise UserError("--game holdem is solved with --algorithm cfr+ (choose the sampler "
-                        "with --sampler)")
-    for flag in ("iterations", "threads", "max_bets"):
-        v = getattr(args, flag)
-        if v is not None and v < 1:
-            raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
-
-    check_positive_finite(args, "time_limit", "checkpoint_minutes")
+        raise ParameterError("holdem is solved with `algorithm` cfr+ (choose the `sampler`)")
+    check_at_least(1, iterations=args.iterations, threads=args.threads, max_bets=args.max_bets)
+    check_positive_finite(time_limit=args.time_limit, checkpoint_minutes=args.checkpoint_minutes)
     if args.clock not in CLOCKS:
-        raise UserError(f"--clock must be one of {', '.join(CLOCKS)}, got {args.clock!r}")
+        raise ParameterError(f"`clock` must be one of {', '.join(CLOCKS)}, got {args.clock!r}")
     clock = CLOCKS[args.clock]
     unit = "CPU s" if args.clock == "cpu" else "s"
     if args.lbr_deals < 0 or args.h2h_deals < 1 or args.lbr_boards < 0:
-        raise UserError("--lbr-deals and --lbr-boards must be >= 0 and --h2h-deals >= 1")
+        raise ParameterError("`lbr_deals` and `lbr_boards` must be >= 0 and `h2h_deals` >= 1")
     ddir = Path(data_dir)
 
     check_catalog(ddir)
@@ -184,8 +180,8 @@ def _solve_locked(args: HoldemSolveOptions, ddir: Path, name: str, label: str, c
     """:func:`solve_holdem` once it holds the run's lock (one solve per name at a time)."""
     ckpt = ddir / "strategies" / name / "checkpoint"
     if args.resume and not (ckpt / "state.json").exists():
-        raise UserError(f"no checkpoint to resume for {name!r} ({ckpt}; a finished run keeps "
-                        "its checkpoint only when solved with --keep-checkpoint)")
+        raise ParameterError(f"no checkpoint to resume for {name!r} ({ckpt}; a finished run "
+                             "keeps its checkpoint only when solved with `keep_checkpoint`)")
     if args.resume:
         args = _settings_of_checkpoint(args, ckpt)
         label = algorithm_label(args)
@@ -571,12 +567,12 @@ def evaluate_run(path: Path, data_dir: Path, lbr_boards: int | None, lbr_deals: 
     LBR bound and duplicate results against the baselines, over the numbers of deals
     (boards) given, else those its solve run used (fresh seeds); with ``tau``, of the
     strategy thresholded at ``tau`` (``load_policy``'s ``~TAU``). Each line goes to ``report``."""
-    for flag, v in (("--lbr-boards", lbr_boards), ("--lbr-deals", lbr_deals),
-                    ("--h2h-deals", h2h_deals)):
-        if v is not None and v < (2 if flag == "--h2h-deals" else 0):
-            raise UserError(f"{flag} must be at least {2 if flag == '--h2h-deals' else 0}, got {v}")
+    check_at_least(0, lbr_boards=lbr_boards, lbr_deals=lbr_deals)
+    check_at_least(2, h2h_deals=h2h_deals)
+    for name, v in (("lbr_boards", lbr_boards), ("lbr_deals", lbr_deals),
+                    ("h2h_deals", h2h_deals)):
         if v is not None and v > MAX_SAMPLES:  # before any evaluation runs
-            raise UserError(f"{flag} must be at most {MAX_SAMPLES:,}, got {v:,}")
+            raise ParameterError(f"`{name}` must be at most {MAX_SAMPLES:,}, got {v:,}")
     ddir = Path(data_dir)
     name = path.parent.name
     cache: dict = {}
