@@ -262,7 +262,8 @@ def _serve_workers(api, data_dir, args) -> int:
         env[api_cli.TOKEN_ENV] = args.token
     root = str(Path(__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in [env.get("PYTHONPATH")] if p])
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "queries.api_cli:app_from_environment",
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn",
+                             "queries.api_cli:app_from_environment",
                              "--factory", "--workers", str(args.workers), "--host", args.host,
                              "--port", str(args.port), "--log-level", "warning"],
                             env=env, start_new_session=True)

@@ -184,12 +184,12 @@ def check_methods(methods, public_board: bool = False) -> tuple[str, ...]:
         if m in valid:
             continue
         if m in ir:
-            raise ParameterError(f"`methods`: {m} (imperfect recall) is built with the board hidden, "
-                            f"so only for rhode-island-granularity; here choose from "
-                            f"{', '.join(valid)}")
+            raise ParameterError(f"`methods`: {m} (imperfect recall) is built with the board "
+                                 f"hidden, so only for rhode-island-granularity; here choose "
+                                 f"from {', '.join(valid)}")
         if m.endswith(IR) and m[:-len(IR)] in METHODS:
-            raise ParameterError(f"`methods`: {m[:-len(IR)]} has no imperfect-recall build; the -ir "
-                            f"methods are {', '.join(ir)}")
+            raise ParameterError(f"`methods`: {m[:-len(IR)]} has no imperfect-recall build; "
+                                 f"the -ir methods are {', '.join(ir)}")
     bad = [m for m in methods if m not in valid]
     if bad or not methods:
         raise ParameterError(f"`methods`: unknown or unusable method {', '.join(bad) or '(none)'}; "

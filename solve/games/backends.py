@@ -70,8 +70,8 @@ class _TreeSolved(Backend):
 def _not_on_tree(game, request: SolveRequest) -> UserError:
     """The error of a sequence-form solver (or ``lp --exact``) asked of a game without a tree."""
     return ParameterError(f"game {game.name!r} is not available with `algorithm` "
-                          f"{request.algorithm}{' (`exact`)' if request.exact else ''}; choose from "
-                     f"{', '.join(game.peers(lambda g: g.has_tree))}")
+                          f"{request.algorithm}{' (`exact`)' if request.exact else ''}; choose "
+                          f"from {', '.join(game.peers(lambda g: g.has_tree))}")
 
 
 def _on_tree(request: SolveRequest) -> bool:
@@ -202,7 +202,8 @@ class Draw27Backend(TreeBackend):
         try:
             return int(b)
         except ValueError:
-            raise ParameterError(f"`buckets` must be an integer, 'iso' or 'raw', got {b!r}") from None
+            raise ParameterError(f"`buckets` must be an integer, 'iso' or 'raw', "
+                                 f"got {b!r}") from None
 
     def check(self, request, params):
         if params.buckets == "iso" and (request.algorithm not in ("cfr", "cfr+", "dcfr")

@@ -299,7 +299,8 @@ def _build(name, W, S, labels2, view1, labels1) -> Tree:
     nodes = int((W > 0).sum()) * len(tmpl)
     if nodes > MAX_NODES:
         raise ValueError(f"{name}: {int((W > 0).sum())} type pairs x {len(tmpl)} public nodes = {nodes} "
-                         f"tree nodes exceed {MAX_NODES}; use fewer `buckets` (the unabstracted 21-card "
+                         f"tree nodes exceed {MAX_NODES}; use fewer `buckets` (the unabstracted "
+                         "21-card "
                          "game is too large for the generic tree)")
     views = {0: (view1, labels1, view1, labels1)}
     return type_game(name, W, labels2, labels2, tmpl, pays, den, views=views)
