@@ -35,12 +35,23 @@ def _commands(help_text: str) -> list[str]:
     return re.findall(r"^ {4}(\S+)", block, flags=re.M)
 
 
+@pytest.fixture(scope="module")
+def cli_py_help() -> str:
+    """What ``python cli.py --help`` prints, run from the project root with no ``POKER_*``
+    variable (the environment a fresh shell has)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("POKER_")}
+    proc = subprocess.run([sys.executable, "cli.py", "--help"], cwd=ROOT, capture_output=True,
+                          text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
 def test_the_poker_script_is_the_cli_main():
     assert PYPROJECT["project"]["scripts"] == {"poker": "cli:main"}
     assert _entry_point(PYPROJECT["project"]["scripts"]["poker"]) is cli.main
 
 
-def test_the_poker_script_has_the_commands_of_python_cli_py(capsys, monkeypatch):
+def test_the_poker_script_has_the_commands_of_python_cli_py(capsys, monkeypatch, cli_py_help):
     """Run as ``poker`` (the console script's ``sys.argv[0]``), the parser is the one
     ``python cli.py`` builds: the same commands, named ``poker`` in its usage line."""
     monkeypatch.setattr(sys, "argv", ["poker"])
@@ -49,10 +60,7 @@ def test_the_poker_script_has_the_commands_of_python_cli_py(capsys, monkeypatch)
     assert done.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: poker ")
-    proc = subprocess.run([sys.executable, "cli.py", "--help"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    assert _commands(out) == _commands(proc.stdout)
+    assert _commands(out) == _commands(cli_py_help)
     assert {"etl", "build-abstraction", "solve", "compare", "experiment"} <= set(_commands(out))
 
 
@@ -86,7 +94,7 @@ def test_every_package_of_the_pipeline_is_installed():
     assert any((ROOT / "queries").glob("*.sql"))
 
 
-def test_pip_install_editable_then_poker_help_from_another_directory(tmp_path):
+def test_pip_install_editable_then_poker_help_from_another_directory(tmp_path, cli_py_help):
     """A real install: a venv that sees the machine's packages (so ``--no-deps``: the pinned
     ones are there already), ``pip install -e .``, then ``poker --help`` and an import of the
     library from a directory outside the project (about 12 s)."""
@@ -104,9 +112,7 @@ def test_pip_install_editable_then_poker_help_from_another_directory(tmp_path):
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("usage: poker ")
-    ours = subprocess.run([sys.executable, "cli.py", "--help"], cwd=ROOT, capture_output=True,
-                          text=True, env=env, timeout=120)
-    assert _commands(proc.stdout) == _commands(ours.stdout)
+    assert _commands(proc.stdout) == _commands(cli_py_help)
     where = subprocess.run(
         [str(venv / "bin" / "python"), "-c",
          "import cli, queries.compare, solve.games.registry, schema.errors; "
