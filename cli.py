@@ -30,15 +30,16 @@ import re  # noqa: E402
 
 import duckdb  # noqa: E402
 
+from queries import environment_cli  # noqa: E402
 from queries.commands import refresh_views  # noqa: E402
 from schema.catalog import catalog_error, catalog_path, is_damage  # noqa: E402
-from schema.errors import UserError  # noqa: E402
+from schema.errors import ParameterError, UserError  # noqa: E402
 from schema.optional import import_optional  # noqa: E402
 from schema.paths import check_data_dir, data_dir  # noqa: E402
 
 #: The environment variable naming the data directory when ``--data-dir`` is not given (read
-#: here only: every command is passed ``args.data_dir``).
-DATA_DIR_ENV = "POKER_DATA_DIR"
+#: here only: every command is passed ``args.data_dir``; the others: queries.environment_cli).
+DATA_DIR_ENV = environment_cli.DATA_DIR_ENV
 # Modules that contribute sub-commands; each defines ``register(subparsers)``.
 COMMAND_MODULES = ("etl.commands", "abstraction.commands", "solve.cli.commands",
                    "solve.cli.strategies", "queries.commands")
@@ -95,7 +96,34 @@ def _attach_negative_values(argv: list[str]) -> list[str]:
     return out
 
 
+def option_names(parser: argparse.ArgumentParser, command: str | None) -> dict[str, str]:
+    """Parameter name -> how the command line spells it, for the options of ``parser`` and of
+    ``command``'s parser (and its sub-commands'): ``check_every`` -> ``--check-every``, a
+    positional argument by its metavar. The library names parameters (``ParameterError``);
+    this is where they become the flags that the user typed."""
+    names: dict[str, str] = {}
+    todo = [parser]
+    while todo:
+        p = todo.pop()
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                todo += [sub for name, sub in action.choices.items()
+                         if p is not parser or name == command]
+            elif action.dest not in (argparse.SUPPRESS, "help"):
+                longest = max(action.option_strings, key=len, default=None)
+                names.setdefault(action.dest, longest or action.metavar or action.dest.upper())
+    return names
+
+
+def error_line(exc: UserError, parser: argparse.ArgumentParser, command: str | None) -> str:
+    """``error: ...`` for ``exc``, a parameter named by the option that sets it."""
+    if isinstance(exc, ParameterError):
+        return f"error: {exc.naming(option_names(parser, command).get)}"
+    return f"error: {exc}"
+
+
 def main(argv: list[str] | None = None) -> int:
+    environment_cli.configure()  # the game plug-ins first: the parser lists the games
     try:
         parser = build_parser()  # lists the games, plug-ins included (solve.games.registry)
     except UserError as exc:
@@ -110,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     args.data_dir = data_dir(args.data_dir if args.data_dir is not None
                              else os.environ.get(DATA_DIR_ENV))
     if args.quiet:
-        os.environ["POKER_PROGRESS"] = "off"
+        environment_cli.configure(quiet=True)
     if signal.getsignal(signal.SIGINT) is _interrupted_at_start:
         signal.signal(signal.SIGINT, signal.default_int_handler)  # the command's own handling
     try:
@@ -120,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
             refresh_views(args.data_dir)  # best effort: `sql` refreshes them again
         return rc
     except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(error_line(exc, parser, args.command), file=sys.stderr)
         return 2
     except OSError as exc:  # the environment: permission denied, disk full, read-only file system
         where = f": {exc.filename}" if exc.filename else ""

@@ -8,7 +8,7 @@ import re
 from contextlib import contextmanager
 from typing import Iterator
 
-from schema.errors import UserError
+from schema.errors import ParameterError, UserError
 
 _LOCAL = re.compile(r"^local:(\d+)$")
 
@@ -18,7 +18,7 @@ def check_scheduler(scheduler: str) -> str:
     m = _LOCAL.match(scheduler)
     if (m and int(m.group(1)) >= 1) or scheduler.startswith(("tcp://", "tls://", "inproc://")):
         return scheduler
-    raise UserError(f"--scheduler must be tcp://HOST:PORT or local:N, got {scheduler!r}")
+    raise ParameterError(f"`scheduler` must be tcp://HOST:PORT or local:N, got {scheduler!r}")
 
 
 @contextmanager

@@ -14,14 +14,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from schema.errors import UserError
+from schema.errors import ParameterError, UserError
 
 LOCK_FILE = ".etl.lock"
 #: Seconds of waiting for a named build's lock before saying so (as for the catalog).
 NOTE_AFTER = 5.0
 
 
-class LockHeldError(UserError):
+class LockHeldError(ParameterError):
     """Another ETL run holds the lock of this data directory."""
 
 
@@ -48,7 +48,7 @@ def etl_lock(data_dir: str | os.PathLike, wait: bool = False) -> Iterator[Path]:
             holder = _read_pid(fd)
             who = f" (pid {holder})" if holder else ""
             raise LockHeldError(f"another etl run holds {path}{who}; wait for it to finish "
-                                f"or re-run with --wait") from None
+                                f"or re-run with `wait`") from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield path

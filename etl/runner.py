@@ -37,7 +37,7 @@ from etl.records import (Record, check_table, effective_version, forget_partitio
                          prepare_data_dir, record_partitions, refresh_views, resolve,
                          stamp_verified)
 from etl.spec import TableSpec
-from schema.errors import UserError, typed_line
+from schema.errors import ParameterError, UserError, typed_line
 from schema.progress import progress_bar
 
 # --- executing -----------------------------------------------------------------------------
@@ -88,7 +88,7 @@ class _Executor:
             try:
                 from distributed import Client
             except ImportError:  # pragma: no cover - pinned in requirements.txt
-                raise UserError("--scheduler needs the 'distributed' package") from None
+                raise ParameterError("`scheduler` needs the 'distributed' package") from None
             try:
                 self._client = Client(scheduler, timeout="10s")
             except (OSError, TimeoutError, ValueError) as exc:
@@ -205,7 +205,7 @@ def run(data_dir: str | os.PathLike, tables: dict[str, TableSpec],
     log = log or (lambda msg: print(msg, file=sys.stderr))
     workers = (os.cpu_count() or 1) if workers is None else workers
     if workers < 1:
-        raise UserError(f"--workers must be at least 1, got {workers}")
+        raise ParameterError(f"`workers` must be at least 1, got {workers}")
     path = prepare_data_dir(data_dir)
     order = resolve(tables, names)
     t_start = time.perf_counter()

@@ -4,14 +4,13 @@ Each entry is ``(module, attribute)``; the attribute is a ``TableSpec`` or a fun
 ``f(options) -> TableSpec | list[TableSpec]`` for tables whose content has parameters (e.g.
 histogram bins). A module that does not exist yet is skipped, so stages can land one at a time.
 
-``POKER_ETL_TABLES=module:function`` replaces the registry with the tables of
+:func:`use_tables` (``"module:function"``) replaces the registry with the tables of
 ``function(options)`` (a dict or list of specs); the tests use it to run the real CLI on toy
-tables.
+tables (the command line passes its ``POKER_ETL_TABLES`` environment variable).
 """
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from etl.spec import TableSpec
@@ -23,7 +22,20 @@ REGISTRY: tuple[tuple[str, str], ...] = (
     ("etl.equity", "tables"),
 )
 
-OVERRIDE_ENV = "POKER_ETL_TABLES"
+_override: str | None = None  # use_tables
+
+
+def use_tables(override: str | None) -> None:
+    """From now on the tables of ``override`` (``"module:function"``, the function
+    ``function(options)`` giving a dict or list of specs) in place of the registry; None (or
+    empty): the registry."""
+    global _override
+    _override = override or None
+
+
+def tables_override() -> str | None:
+    """What :func:`use_tables` set (what a worker process is given to see the same tables)."""
+    return _override
 
 
 def all_tables(options: dict[str, Any] | None = None) -> dict[str, TableSpec]:
@@ -39,9 +51,8 @@ def all_tables(options: dict[str, Any] | None = None) -> dict[str, TableSpec]:
     options = dict(options or {})
     found: dict[str, TableSpec] = {}
     entries = list(REGISTRY)
-    override = os.environ.get(OVERRIDE_ENV)
-    if override:
-        module, _, attr = override.partition(":")
+    if _override:
+        module, _, attr = _override.partition(":")
         entries = [(module, attr or "tables")]
     for module_name, attr in entries:
         module = import_optional(module_name)

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import ipaddress
 import math
-import os
 import secrets
 from collections import OrderedDict
 from pathlib import Path
@@ -128,16 +127,6 @@ class _BearerToken:
                     scope, receive, send)
                 return
         await self.app(scope, receive, send)
-
-
-def app_from_environment() -> FastAPI:
-    """The app for ``serve --workers N`` (uvicorn starts each worker process from an import
-    string): data directory and token from ``POKER_API_DATA_DIR`` / ``POKER_API_TOKEN``."""
-    return create_app(os.environ[DATA_DIR_ENV], os.environ.get(TOKEN_ENV) or None)
-
-
-#: Environment of the worker processes of ``serve --workers N`` (:func:`app_from_environment`).
-DATA_DIR_ENV, TOKEN_ENV = "POKER_API_DATA_DIR", "POKER_API_TOKEN"
 
 
 def _json_safe(v):

@@ -255,13 +255,15 @@ def _serve_workers(api, data_dir, args) -> int:
     uvicorn``), so that its spawned workers do not import this CLI again as their main module:
     that takes seconds on a busy machine, longer than uvicorn waits for a new worker to answer
     its health check, and it would restart them for ever. SIGINT and SIGTERM are passed on."""
+    api_cli = import_optional("queries.api_cli")  # the workers' factory (reads this env)
     env = dict(os.environ)
-    env[api.DATA_DIR_ENV] = str(data_dir)
+    env[api_cli.DATA_DIR_ENV] = str(data_dir)
     if args.token:
-        env[api.TOKEN_ENV] = args.token
+        env[api_cli.TOKEN_ENV] = args.token
     root = str(Path(__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in [env.get("PYTHONPATH")] if p])
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "queries.api:app_from_environment",
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn",
+                             "queries.api_cli:app_from_environment",
                              "--factory", "--workers", str(args.workers), "--host", args.host,
                              "--port", str(args.port), "--log-level", "warning"],
                             env=env, start_new_session=True)

@@ -36,14 +36,13 @@ from queries.limit_support import LimitPokerSupport
 from queries.parallel_solve import solve_parallel
 from queries.support import GameSupport, Options
 from queries.views import connect, create_views
-from schema.errors import UserError
+from schema.errors import ParameterError, UserError
 from schema.paths import check_dir
 from schema.progress import progress_bar
 from solve.games import registry
 from solve.games.backends import HoldemBackend, RulesBackend
-from solve.loop import check_positive_finite
 
-SOLVE_ALGORITHMS = registry.CFR_FAMILY
+SOLVE_ALGORITHMS = registry.CFR_FAMILY  # what Options.algorithm accepts
 
 
 # --------------------------------------------------------------------------- registry
@@ -83,12 +82,13 @@ def game_support(game: str, data_dir: Path) -> "GameSupport":
     return reg[game](Path(data_dir))
 
 def check_report_dir(folder: str | Path) -> Path:
-    """Refuse a ``--report`` folder that cannot be written before any work is done.
+    """Refuse a ``report`` folder that cannot be written before any work is done.
 
     Raises:
-        UserError: it, or a parent, is a file, or its nearest existing parent is not writable.
+        ParameterError: it, or a parent, is a file, or its nearest existing parent is not
+            writable.
     """
-    return check_dir(folder, "--report", writable=True)
+    return check_dir(folder, "`report`", writable=True)
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -203,8 +203,8 @@ def measure_tables(data_dir: Path, game: str, strategies: list[str], equilibrium
             except duckdb.IOException as exc:
                 if "No files found" not in str(exc):
                     raise
-                raise UserError(f"no evaluations stored in {data_dir / 'evaluations'} "
-                                "(compare without --report-only computes them)") from None
+                raise ParameterError(f"no evaluations stored in {data_dir / 'evaluations'} "
+                                     "(compare without `report_only` computes them)") from None
             cols = [d[0] for d in rel.description]
             return cols, rel.fetchall()
 
@@ -233,30 +233,7 @@ def measure_tables(data_dir: Path, game: str, strategies: list[str], equilibrium
     return out
 
 
-# --------------------------------------------------------------------------- options
-
-def options_from(args) -> Options:
-    if args.algorithm not in SOLVE_ALGORITHMS:
-        raise UserError(f"unknown algorithm {args.algorithm!r}; choose from {', '.join(SOLVE_ALGORITHMS)}")
-
-    check_positive_finite(args, "target", "equilibrium_target", "time_limit",
-                          "equilibrium_time_limit")
-    if args.check_every < 1:
-        raise UserError("--check-every must be at least 1")
-    if args.jobs < 1:
-        raise UserError("--jobs must be at least 1")
-    for flag in ("iterations", "equilibrium_iterations"):
-        v = getattr(args, flag)
-        if v is not None and v < 1:
-            raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
-    return Options(target=args.target, time_limit=args.time_limit,
-                   reuse_solved=args.reuse_solved or args.report_only, report_only=args.report_only,
-                   algorithm=args.algorithm, check_every=args.check_every,
-                   equilibrium=args.equilibrium, equilibrium_target=args.equilibrium_target,
-                   equilibrium_time_limit=args.equilibrium_time_limit,
-                   iterations=args.iterations, equilibrium_iterations=args.equilibrium_iterations,
-                   progress=not args.no_progress, jobs=args.jobs)
-
+# --------------------------------------------------------------------------- compare
 
 def compare(support: GameSupport, names: list[str], options: Options, data_dir: Path) -> dict:
     """Resolve, solve what is missing, evaluate what is missing; the tables and entries."""

@@ -13,6 +13,7 @@ import numpy as np
 from queries import compare, experiment, range_grid
 from queries.holdem_methods import PipelineOptions
 from queries.report import write_report
+from queries.support import Options
 from queries.tables import print_tables
 from schema.errors import UserError
 from schema.paths import output_file
@@ -72,8 +73,22 @@ def register_compare(subparsers) -> None:
     p.set_defaults(func=run_compare)
 
 
+def options_from(args) -> Options:
+    """The solve options of ``compare`` and ``experiment`` (:func:`add_solve_options`), typed;
+    ``Options`` checks them (one-line errors naming the parameter, which ``cli.py`` prints as
+    its flag)."""
+    return Options(target=args.target, time_limit=args.time_limit,
+                   reuse_solved=args.reuse_solved or args.report_only,
+                   report_only=args.report_only, algorithm=args.algorithm,
+                   check_every=args.check_every, equilibrium=args.equilibrium,
+                   equilibrium_target=args.equilibrium_target,
+                   equilibrium_time_limit=args.equilibrium_time_limit,
+                   iterations=args.iterations, equilibrium_iterations=args.equilibrium_iterations,
+                   progress=not args.no_progress, jobs=args.jobs)
+
+
 def run_compare(args) -> int:
-    options = compare.options_from(args)
+    options = options_from(args)
     if args.report:
         compare.check_report_dir(args.report)
     data_dir = args.data_dir
@@ -133,11 +148,27 @@ def register_experiment(subparsers) -> None:
     p.set_defaults(func=run_experiment)
 
 
+def experiment_options(args) -> experiment.ExperimentOptions:
+    """``experiment``'s options, typed (the checks that need the experiment are its own)."""
+    return experiment.ExperimentOptions(
+        name=args.name, solve=options_from(args),
+        report=None if args.report is None else Path(args.report), seed=args.seed,
+        methods=None if args.methods is None else experiment.split_list(args.methods),
+        ir_iterations=args.ir_iterations, reference=args.reference,
+        lossless_target=args.lossless_target,
+        variants=None if not args.variants else experiment.split_list(args.variants),
+        pipeline=PipelineOptions(jobs=args.jobs, memory_gb=args.memory_gb, logs=args.logs,
+                                 json=args.json, dry_run=args.dry_run),
+        # a report re-rendered with --report-only names the command that computed it
+        command_line=" ".join(a for a in args.command_line.split(" ") if a != "--report-only")
+        if getattr(args, "command_line", None) else None)
+
+
 def run_experiment(args) -> int:
     if args.name not in experiment.EXPERIMENTS:
         raise UserError(f"unknown experiment {args.name!r}; choose from "
                         f"{', '.join(experiment.EXPERIMENTS)}")
-    return experiment.EXPERIMENTS[args.name](args, args.data_dir)
+    return experiment.EXPERIMENTS[args.name](experiment_options(args), args.data_dir)
 
 
 def register_range(subparsers) -> None:

@@ -81,13 +81,13 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from abstraction.imperfect_recall import KIND_OF_METHOD
 from abstraction.methods import METHODS
 from queries import rules_experiment
-from queries.compare import check_report_dir, compare, game_support, options_from
+from queries.compare import check_report_dir, compare, game_support
 from queries.builds import build_abstraction
 from queries.holdem_methods import PipelineOptions, run_pipeline
 from queries.limit_support import RhodeIslandSupport
@@ -95,13 +95,13 @@ from queries import lossless_reference
 from queries.lossless_reference import LOSSLESS
 from queries.parallel_solve import build_parallel, solve_parallel
 from queries.report import settings_sections, write_report
-from queries.support import GameSupport
+from queries.support import GameSupport, Options
 from queries.tables import print_tables
 from queries.views import connect
 from schema.catalog import session_scope
 from schema.catalog_abstraction import Abstraction
-from schema.errors import UserError
-from solve.loop import check_positive_finite
+from schema.errors import ParameterError
+from solve.loop import check_at_least, check_positive_finite
 
 RI_GRANULARITIES = ("13,25,125", "13,50,250", "13,75,500", "13,100,750", "13,125,1000",
                     "13,150,1250", "13,205,1774")
@@ -117,133 +117,169 @@ REFERENCES = {"real": ("hidden-real",),
               "all": ("hidden-real", "hidden-lossless", "visible-real")}
 
 
+@dataclass(frozen=True)
+class ExperimentOptions:
+    """What an experiment of :data:`EXPERIMENTS` takes (``cli.py experiment NAME``'s options,
+    the same names). Each experiment reads the fields it needs and checks them before any
+    work (one-line ``ParameterError``s)."""
+
+    name: str
+    #: how missing strategies are solved (compare's options: target, algorithm, jobs, ...)
+    solve: Options = field(default_factory=Options)
+    report: Path | None = None          # default DATA_DIR/reports/NAME
+    seed: int = 0                       # abstraction seed
+    #: rhode-island-granularity(-public): tokens of :func:`method_tokens` (None: RI_METHODS)
+    methods: tuple[str, ...] | None = None
+    ir_iterations: int = IR_ITERATIONS  # most iterations of an imperfect-recall solve
+    reference: str | None = None        # a key of REFERENCES (None: real)
+    lossless_target: float | None = None  # None: the equilibrium target
+    variants: tuple[str, ...] | None = None  # rhode-island-rules (None: every variant)
+    pipeline: PipelineOptions = field(default_factory=PipelineOptions)  # holdem-methods
+    #: what reproduces the run, for the report (default ``python cli.py experiment NAME``)
+    command_line: str | None = None
+
+    def command(self) -> str:
+        """The command line that reproduces these results."""
+        return self.command_line or f"python cli.py experiment {self.name}"
+
+
 def method_tokens(public_board: bool = False) -> tuple[str, ...]:
-    """The ``--methods`` tokens: every abstraction method but lossless (always the reference)
+    """The ``methods`` tokens: every abstraction method but lossless (always the reference)
     and, with the board hidden, ``METHOD-ir`` for each method with an imperfect-recall build."""
     perfect = tuple(m for m in METHODS if m != "lossless")
     return perfect if public_board else perfect + tuple(m + IR for m in KIND_OF_METHOD)
 
 
 def split_method(token: str) -> tuple[str, str]:
-    """A ``--methods`` token as (method, recall): ``eb-ir`` -> ("eb", "imperfect")."""
+    """A ``methods`` token as (method, recall): ``eb-ir`` -> ("eb", "imperfect")."""
     if token.endswith(IR) and token[:-len(IR)] in KIND_OF_METHOD:
         return token[:-len(IR)], "imperfect"
     return token, "perfect"
 
 
 def parse_methods(text: str | None, public_board: bool = False) -> tuple[str, ...]:
-    """``--methods``: comma-separated tokens of :func:`method_tokens` (default eb, eb2 and pa).
+    """Comma-separated tokens of :func:`method_tokens` (None: eb, eb2 and pa), checked
+    (:func:`check_methods`)."""
+    return check_methods(None if text is None else split_list(text), public_board)
+
+
+def split_list(text: str) -> tuple[str, ...]:
+    """``" eb, pa ,,eb"`` -> ``("eb", "pa", "eb")``."""
+    return tuple(m.strip() for m in text.split(",") if m.strip())
+
+
+def check_methods(methods, public_board: bool = False) -> tuple[str, ...]:
+    """``methods``: tokens of :func:`method_tokens` (None: eb, eb2 and pa), without repeats.
 
     Raises:
-        UserError: (one line) an unknown token, an ``-ir`` token of a method without an
+        ParameterError: (one line) an unknown token, an ``-ir`` token of a method without an
             imperfect-recall build, an ``-ir`` token with the public board, no token.
     """
-    if text is None:
+    if methods is None:
         return RI_METHODS
-    methods = tuple(dict.fromkeys(m.strip() for m in text.split(",") if m.strip()))
+    methods = tuple(dict.fromkeys(methods))
     valid = method_tokens(public_board)
     ir = [m + IR for m in KIND_OF_METHOD]
     for m in methods:
         if m in valid:
             continue
         if m in ir:
-            raise UserError(f"--methods: {m} (imperfect recall) is built with the board hidden, "
-                            f"so only for rhode-island-granularity; here choose from "
-                            f"{', '.join(valid)}")
+            raise ParameterError(f"`methods`: {m} (imperfect recall) is built with the board "
+                                 f"hidden, so only for rhode-island-granularity; here choose "
+                                 f"from {', '.join(valid)}")
         if m.endswith(IR) and m[:-len(IR)] in METHODS:
-            raise UserError(f"--methods: {m[:-len(IR)]} has no imperfect-recall build; the -ir "
-                            f"methods are {', '.join(ir)}")
+            raise ParameterError(f"`methods`: {m[:-len(IR)]} has no imperfect-recall build; "
+                                 f"the -ir methods are {', '.join(ir)}")
     bad = [m for m in methods if m not in valid]
     if bad or not methods:
-        raise UserError(f"--methods: unknown or unusable method {', '.join(bad) or '(none)'}; "
+        raise ParameterError(f"`methods`: unknown or unusable method {', '.join(bad) or '(none)'}; "
                         f"choose from {', '.join(valid)} (lossless is always the reference)")
     return methods
 
 
 def ri_name(method: str, buckets: str) -> str:
-    """``rhode-island-METHOD-B1-B2-B3`` (``method`` a ``--methods`` token, e.g. ``eb-ir``: the
+    """``rhode-island-METHOD-B1-B2-B3`` (``method`` a ``methods`` token, e.g. ``eb-ir``: the
     name ``build-abstraction --recall imperfect`` gives by default)."""
     return f"rhode-island-{method}-{buckets.replace(',', '-')}"
 
 
-def rhode_island_granularity(args, data_dir: Path) -> int:
+def rhode_island_granularity(options: ExperimentOptions, data_dir: Path) -> int:
     """The builds played with the board hidden behind the bucket (issue 5), measured in the
-    settings of ``--reference`` (issue 49): ``real`` (default) against the real game;
+    settings of ``reference`` (issue 49): ``real`` (default) against the real game;
     ``lossless-hidden`` also against the hidden-board lossless game, the thesis's setting
     (``queries.lossless_reference``); ``all`` also runs the board-visible builds (as
     ``rhode-island-granularity-public`` does) and puts the three settings side by side."""
-    settings = parse_reference(getattr(args, "reference", None))
+    settings = parse_reference(options.reference)
     title = "Rhode Island Hold'em: abstraction granularity ({methods})"
     if "visible-real" not in settings:
-        return _granularity(args, data_dir, public_board=False, title=title, settings=settings)
+        return _granularity(options, data_dir, public_board=False, title=title,
+                            settings=settings)
     # all three settings. The lossless game is solved to --equilibrium-target from the start:
     # it is the board-visible setting's reference and the strategy the GS4 builds of both
     # settings cluster by. The hidden board first (its report is written), then the board
     # visible (its own report in the data directory), then the hidden board's report again,
     # re-read with the board-visible strategies beside it.
-    hidden = _granularity(args, data_dir, public_board=False, title=title, settings=settings,
-                          lossless_solved_tight=True)
-    if args.report_only:  # the report of what is stored, as it stands
+    hidden = _granularity(options, data_dir, public_board=False, title=title,
+                          settings=settings, lossless_solved_tight=True)
+    if options.solve.report_only:  # the report of what is stored, as it stands
         return hidden
-    visible = ",".join(t for t in parse_methods(getattr(args, "methods", None))
-                       if split_method(t)[1] == "perfect")
-    _granularity(replace_args(args, methods=visible, report=str(
-        data_dir / "reports" / "rhode-island-granularity-public")),
-        data_dir, public_board=True, title=PUBLIC_TITLE)
-    return _granularity(replace_args(args, report_only=True), data_dir, public_board=False,
-                        title=title, settings=settings, lossless_solved_tight=True)
+    visible = tuple(t for t in check_methods(options.methods) if split_method(t)[1] == "perfect")
+    _granularity(replace(options, methods=visible,
+                         report=data_dir / "reports" / "rhode-island-granularity-public"),
+                 data_dir, public_board=True, title=PUBLIC_TITLE)
+    reread = replace(options, solve=replace(options.solve, report_only=True, reuse_solved=True))
+    return _granularity(reread, data_dir, public_board=False, title=title, settings=settings,
+                        lossless_solved_tight=True)
 
 
 PUBLIC_TITLE = "Rhode Island Hold'em: abstraction granularity with the public cards visible"
 
 
-def rhode_island_granularity_public(args, data_dir: Path) -> int:
-    """Every abstraction played with the public cards visible (``--public-board``), each
-    abstract game solved to ``--target``, the reference equilibrium the lossless abstraction
-    (the real game, lossless) solved to ``--equilibrium-target``; the report adds the settings
+def rhode_island_granularity_public(options: ExperimentOptions, data_dir: Path) -> int:
+    """Every abstraction played with the public cards visible (``public_board``), each
+    abstract game solved to ``target``, the reference equilibrium the lossless abstraction
+    (the real game, lossless) solved to ``equilibrium_target``; the report adds the settings
     side by side. (Gilpin's experiments play the abstractions with the board hidden, see
     ``queries.lossless_reference``: this is a different experiment.)"""
-    if parse_reference(getattr(args, "reference", None)) != REFERENCES["real"]:
-        raise UserError("--reference applies to rhode-island-granularity (the board-visible "
-                        "setting is measured against the real game)")
-    return _granularity(args, data_dir, public_board=True, title=PUBLIC_TITLE)
+    if parse_reference(options.reference) != REFERENCES["real"]:
+        raise ParameterError("`reference` applies to rhode-island-granularity (the "
+                             "board-visible setting is measured against the real game)")
+    return _granularity(options, data_dir, public_board=True, title=PUBLIC_TITLE)
 
 
 def parse_reference(text: str | None) -> tuple[str, ...]:
-    """``--reference``: the settings to measure (:data:`REFERENCES`; default ``real``).
+    """``reference``: the settings to measure (:data:`REFERENCES`; default ``real``).
 
     Raises:
-        UserError: (one line) an unknown reference.
+        ParameterError: (one line) an unknown reference.
     """
     if text is None:
         return REFERENCES["real"]
     if text not in REFERENCES:
-        raise UserError(f"--reference: unknown reference {text!r}; choose from "
-                        f"{', '.join(REFERENCES)}")
+        raise ParameterError(f"`reference`: unknown reference {text!r}; choose from "
+                             f"{', '.join(REFERENCES)}")
     return REFERENCES[text]
 
 
-def replace_args(args, **changes) -> argparse.Namespace:
-    """A copy of the parsed arguments ``args`` with ``changes``."""
-    return argparse.Namespace(**{**vars(args), **changes})
-
-
-def _granularity(args, data_dir: Path, public_board: bool, title: str,
+def _granularity(experiment: ExperimentOptions, data_dir: Path, public_board: bool, title: str,
                  settings: tuple[str, ...] = ("hidden-real",),
                  lossless_solved_tight: bool = False) -> int:
-    methods = parse_methods(getattr(args, "methods", None), public_board)
-    options = options_from(args)
-    ir_options = replace(options, iterations=ir_iterations(args, options))
-    report = Path(args.report) if args.report else data_dir / "reports" / args.name
+    methods = check_methods(experiment.methods, public_board)
+    options = experiment.solve
+    ir_options = replace(options, iterations=ir_iterations(experiment.ir_iterations,
+                                                           options.iterations))
+    report = (Path(experiment.report) if experiment.report
+              else data_dir / "reports" / experiment.name)
     check_report_dir(report)
     thesis = "hidden-lossless" in settings
-    thesis_options = lossless_reference_options(args, options) if thesis else None
+    thesis_options = (lossless_reference_options(experiment.lossless_target, options)
+                      if thesis else None)
     t0 = time.time()
     support = RhodeIslandSupport(data_dir)
     have = set(support._abstractions())
     names, gs4, builds = [], [], []
     if LOSSLESS not in have:
-        builds.append((LOSSLESS, dict(method="lossless", buckets=None, seed=args.seed)))
+        builds.append((LOSSLESS, dict(method="lossless", buckets=None, seed=experiment.seed)))
     for buckets in RI_GRANULARITIES:
         for token in methods:
             name = ri_name(token, buckets) + ("-public" if public_board else "")
@@ -251,7 +287,7 @@ def _granularity(args, data_dir: Path, public_board: bool, title: str,
             if method == "strategy":
                 gs4.append((buckets, name))  # built below, from the lossless game's strategy
             elif name not in have:
-                builds.append((name, dict(method=method, buckets=buckets, seed=args.seed,
+                builds.append((name, dict(method=method, buckets=buckets, seed=experiment.seed,
                                           public_board=public_board, recall=recall)))
             names.append(name)
     build_all(data_dir, builds, options.jobs, options.progress)
@@ -278,7 +314,7 @@ def _granularity(args, data_dir: Path, public_board: bool, title: str,
         (entry,) = support.resolve([LOSSLESS])
         solved[LOSSLESS] = support.ensure_strategy(entry, lossless_options)
     if gs4:
-        build_strategy_abstractions(support, data_dir, gs4, solved[LOSSLESS], seed=args.seed,
+        build_strategy_abstractions(support, data_dir, gs4, solved[LOSSLESS], seed=experiment.seed,
                                     public_board=public_board, rebuild=not options.report_only,
                                     jobs=options.jobs, progress=options.progress)
         if parallel:
@@ -312,9 +348,8 @@ def _granularity(args, data_dir: Path, public_board: bool, title: str,
         side = settings_sections(data_dir, support.game, methods, RI_GRANULARITIES, ref)
     if not options.report_only:
         result["wall_seconds"] = time.time() - t0
-    # the command that reproduces the results (a --report-only re-render only re-reads them)
-    line = getattr(args, "command_line", None) or f"python cli.py experiment {args.name}"
-    result["command"] = " ".join(a for a in line.split(" ") if a != "--report-only")
+    # the command that reproduces the results (a report-only re-render only re-reads them)
+    result["command"] = experiment.command()
     if public_board:
         side = side_by_side(data_dir, support.game, methods)
     if ir:
@@ -327,33 +362,30 @@ def _granularity(args, data_dir: Path, public_board: bool, title: str,
     return 0
 
 
-def lossless_reference_options(args, options):
+def lossless_reference_options(target: float | None, options: Options) -> Options:
     """The options the hidden-board lossless game's equilibrium is solved with: the reference
-    equilibrium's, to ``--lossless-target`` chips (default ``--equilibrium-target``) in that
-    game.
+    equilibrium's, to ``target`` chips (the ``lossless_target``; None: the
+    ``equilibrium_target``) in that game.
 
     Raises:
-        UserError: ``--lossless-target`` not positive and finite.
+        ParameterError: ``lossless_target`` not positive and finite.
     """
-    check_positive_finite(args, "lossless_target")
-    target = getattr(args, "lossless_target", None)
+    check_positive_finite(lossless_target=target)
     if target is None:
         return options
     return replace(options, equilibrium_target=target)
 
 
-def ir_iterations(args, options) -> int:
-    """The most iterations of an imperfect-recall solve: ``--ir-iterations``, or ``--iterations``
-    when fewer.
+def ir_iterations(cap: int | None, iterations: int | None) -> int:
+    """The most iterations of an imperfect-recall solve: ``cap`` (the ``ir_iterations``;
+    None: :data:`IR_ITERATIONS`), or ``iterations`` (the solves') when fewer.
 
     Raises:
-        UserError: ``--ir-iterations`` under 1.
+        ParameterError: ``ir_iterations`` under 1.
     """
-    cap = getattr(args, "ir_iterations", None)
     cap = IR_ITERATIONS if cap is None else cap
-    if cap < 1:
-        raise UserError("--ir-iterations must be at least 1")
-    return cap if options.iterations is None else min(cap, options.iterations)
+    check_at_least(1, ir_iterations=cap)
+    return cap if iterations is None else min(cap, iterations)
 
 
 def ir_note(algorithm: str, ir_options) -> list[str]:
@@ -394,7 +426,7 @@ def build_strategy_abstractions(support: GameSupport, data_dir: Path,
     """Build the GS4 abstractions ``builds`` (``(buckets, name)``) from strategy ``source``
     (``build-abstraction --method strategy --from-strategy SOURCE``), ``jobs`` at a time. A
     stored one is kept when it was built from ``source`` after ``source`` was last solved;
-    else, with ``rebuild``, it is rebuilt (``--replace``; its strategies are then of an
+    else, with ``rebuild``, it is rebuilt (``replace``; its strategies are then of an
     earlier build and solved again), without, kept as it is."""
     solved = support._runs()[source]["created"]
     stored = strategy_builds(data_dir)
@@ -444,14 +476,20 @@ def side_by_side(data_dir: Path, game: str, methods=RI_METHODS) -> list[str]:
     return out + [""]
 
 
-def holdem_methods(args, data_dir: Path) -> int:
-    """Issue 20's Texas Hold'em comparison (``queries.holdem_methods``)."""
-    return run_pipeline(data_dir, PipelineOptions(
-        jobs=args.jobs, memory_gb=args.memory_gb, logs=args.logs, json=args.json,
-        dry_run=args.dry_run))
+def holdem_methods(options: ExperimentOptions, data_dir: Path) -> int:
+    """Issue 20's Texas Hold'em comparison (``queries.holdem_methods``), run as
+    ``options.pipeline`` says."""
+    return run_pipeline(data_dir, options.pipeline)
 
 
+def rhode_island_rules(options: ExperimentOptions, data_dir: Path) -> int:
+    """The Rhode Island value question (``queries.rules_experiment``) on ``options.variants``."""
+    return rules_experiment.run(options.solve, data_dir, options.variants, options.report,
+                                options.command())
+
+
+#: name -> the experiment: ``(ExperimentOptions, data_dir) -> exit status``
 EXPERIMENTS = {"rhode-island-granularity": rhode_island_granularity,
                "rhode-island-granularity-public": rhode_island_granularity_public,
-               "rhode-island-rules": rules_experiment.run,
+               "rhode-island-rules": rhode_island_rules,
                "holdem-methods": holdem_methods}

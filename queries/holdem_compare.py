@@ -24,7 +24,7 @@ from queries.support import Entry, check_current_build, of_current_build
 from schema.catalog import session_scope
 from schema.catalog_abstraction import Abstraction
 from schema.catalog_solve import SolveRun
-from schema.errors import UserError
+from schema.errors import ParameterError, UserError
 from solve.holdem import run as holdem_run
 from solve.holdem.evaluate import duplicate_match, local_best_response, sample_deals, seat_value
 from solve.holdem.run import HoldemSolveOptions, load_policy
@@ -113,8 +113,8 @@ class HoldemSupport:
             if lbr is not None and lbr < best_lbr:
                 best, best_lbr = name, lbr
         if best is None:
-            raise UserError("no holdem strategy with an LBR bound to use as the reference "
-                            "(give --equilibrium NAME)")
+            raise ParameterError("no holdem strategy with an LBR bound to use as the "
+                                 "reference (give the `equilibrium` NAME)")
         return best
 
     def sha(self, name: str) -> str:

@@ -62,7 +62,7 @@ from etl.tables import all_tables
 from queries.builds import build_abstraction
 from queries.holdem_methods_eval import Evaluation, evaluate_methods
 from queries.views import create_views
-from schema.errors import UserError
+from schema.errors import ParameterError, UserError
 from schema.interrupt import deferred_stop
 from solve.holdem.run import HoldemSolveOptions, solve_holdem
 
@@ -123,9 +123,9 @@ class PipelineOptions:
 
     def __post_init__(self):
         if self.jobs < 1:
-            raise UserError(f"jobs must be at least 1, got {self.jobs}")
+            raise ParameterError(f"`jobs` must be at least 1, got {self.jobs}")
         if not self.memory_gb > 0:
-            raise UserError(f"memory_gb must be positive, got {self.memory_gb}")
+            raise ParameterError(f"`memory_gb` must be positive, got {self.memory_gb}")
 
 
 @dataclass

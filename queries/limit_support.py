@@ -14,7 +14,7 @@ from queries.support import (Entry, GameSupport, Loaded, Options, check_current_
                              of_current_build)
 from schema.catalog import session_scope
 from schema.catalog_solve import SolveRun
-from schema.errors import UserError
+from schema.errors import ParameterError, UserError
 from schema.optional import import_optional
 from schema.paths import resolve_stored
 from schema.progress import progress_bar
@@ -128,7 +128,8 @@ class LimitPokerSupport(GameSupport):
             entry.strategy = best["name"]
             return best["name"]
         if options.report_only:
-            raise UserError(f"{entry.name!r} has no stored strategy (--report-only solves nothing)")
+            raise ParameterError(f"{entry.name!r} has no stored strategy (`report_only` solves "
+                                 "nothing)")
         entry.strategy = self.solve(entry.abstraction, options.algorithm, options.target,
                                     options.time_limit, options.check_every, options.progress,
                                     options.iterations)

@@ -25,7 +25,21 @@ from typing import Any, Callable
 import numba
 
 from queries.builds import build_abstraction
-from schema.progress import progress_bar
+from etl.tables import tables_override, use_tables
+from schema.catalog import catalog_wait, set_catalog_wait
+from schema.progress import force_mode, forced_mode, progress_bar
+from solve.games.registry import plugins, use_plugins
+
+
+def _init_worker(threads: int, game_plugins: tuple[str, ...], progress_mode: str | None,
+                 tables: str | None, wait: float) -> None:
+    """A worker's start: its numba threads, and the settings of the process that started it
+    (game plug-ins, progress mode, ETL tables, catalog wait)."""
+    numba.set_num_threads(threads)
+    use_plugins(game_plugins)
+    force_mode(progress_mode)
+    use_tables(tables)
+    set_catalog_wait(wait)
 
 
 def _solve_one(factory: Callable, game: str, data_dir: str, name: str, options: Any
@@ -77,11 +91,13 @@ def _run(fn: Callable, calls: list[tuple], jobs: int, progress: bool, what: str,
         raise ValueError("jobs must be at least 1")
     threads = max(1, (os.cpu_count() or 1) // jobs)
     done: dict[str, str] = {}
-    # each worker sets its own thread count as it starts: an argument, not this process's
-    # environment
+    # each worker sets its own thread count as it starts, and this process's settings (a
+    # spawned process starts afresh): arguments, not this process's environment
     pool = ProcessPoolExecutor(max_workers=jobs, max_tasks_per_child=1,
                                mp_context=multiprocessing.get_context("spawn"),
-                               initializer=numba.set_num_threads, initargs=(threads,))
+                               initializer=_init_worker,
+                               initargs=(threads, plugins(), forced_mode(), tables_override(),
+                                         catalog_wait()))
     bar = progress_bar(total=len(calls), desc=f"{what} ({jobs} jobs)", unit=what,
                        disable=not progress)
     try:

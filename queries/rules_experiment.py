@@ -20,7 +20,8 @@ import json
 import platform
 from pathlib import Path
 
-from schema.errors import UserError
+from queries.support import Options
+from schema.errors import ParameterError
 from schema.progress import progress_bar
 from schema.storage import AtomicFile
 from solve.games.rules import rhode_island
@@ -43,15 +44,20 @@ def _read_json(path: Path) -> dict | None:
         return None
 
 
-def run(args, data_dir: Path) -> int:
-    """Run (or resume) the experiment; print its table; write the report."""
+def run(options: Options, data_dir: Path, variants_run: tuple[str, ...] | None = None,
+        report: Path | None = None, command_line: str | None = None) -> int:
+    """Run (or resume) the experiment on the rule variants ``variants_run`` (None: every
+    one), solved as ``options`` say (target, algorithm, check_every, iterations, report_only,
+    progress); print its table; write the report to ``report`` (default
+    ``DATA_DIR/reports/rhode-island-rules``), naming ``command_line`` as what made it."""
     names = list(variants())
-    if getattr(args, "variants", None):
-        names = [v.strip() for v in args.variants.split(",") if v.strip()]
+    if variants_run:
+        names = list(variants_run)
         bad = [v for v in names if v not in variants()]
         if bad:
-            raise UserError(f"unknown variant {bad[0]!r}; choose from {', '.join(variants())}")
-    report = Path(args.report) if args.report else data_dir / "reports" / NAME
+            raise ParameterError(f"unknown `variants` {bad[0]!r}; choose from "
+                                 f"{', '.join(variants())}")
+    report = Path(report) if report else data_dir / "reports" / NAME
     work = data_dir / "experiments" / NAME
     work.mkdir(parents=True, exist_ok=True)
     rows = []
@@ -68,55 +74,56 @@ def run(args, data_dir: Path) -> int:
         classes = None
         if size is None:
             classes = lossless_classes(v)
-            vg = variant_game(v, "hidden", classes, args.algorithm)
+            vg = variant_game(v, "hidden", classes, options.algorithm)
             lp = lp_size(vg.form)
             size = dict(vars(lp), unabstracted_rows=unabstracted_lp_rows(vg.form))
             _write_json(size_file, size)
         row = {"variant": v, "description": variants()[v], "lp": size, "scale": scale(v)}
         for setting in SETTINGS:
-            row[setting] = _solve(args, work, v, setting, classes, args.target * scale(v))
+            row[setting] = _solve(options, work, v, setting, classes,
+                                  options.target * scale(v))
         rows.append(row)
         _print_row(row)
-    path = write_report(report, rows, args)
+    path = write_report(report, rows, options.target, command_line)
     print(f"report: {path}")
     return 0
 
 
 def scale(variant: str) -> float:
-    """Chips of the variant per chip of the published game (its ante over 500): ``--target``
+    """Chips of the variant per chip of the published game (its ante over 500): ``target``
     is in published chips, so a scaled variant is solved exactly as tightly."""
     return rhode_island(variant).contributions[0] / rhode_island().contributions[0]
 
 
-def _solve(args, work: Path, variant: str, setting: str, classes,
+def _solve(options: Options, work: Path, variant: str, setting: str, classes,
            target: float) -> dict | None:
     result_file = work / f"{variant}-{setting}.json"
     got = _read_json(result_file)
-    if got is not None and (got["exploitability"] < target or args.report_only):
+    if got is not None and (got["exploitability"] < target or options.report_only):
         return got
-    if args.report_only:
+    if options.report_only:
         return got
     if classes is None:
         classes = lossless_classes(variant)
-    vg = variant_game(variant, setting, classes, args.algorithm)
+    vg = variant_game(variant, setting, classes, options.algorithm)
     cpu_before = got["cpu_seconds"] if got else 0.0
     checkpoint = work / f"{variant}-{setting}.npz"
     if got is not None and not checkpoint.exists():
         cpu_before = 0.0  # checkpoint lost: the solve restarts, so does its CPU time
-    bar = progress_bar(desc=f"{variant} {setting}", unit="it", disable=args.no_progress)
+    bar = progress_bar(desc=f"{variant} {setting}", unit="it", disable=not options.progress)
 
     def step(b: Bracket) -> None:
         bar.update(b.iterations - bar.n)
         bar.set_postfix(exploitability=f"{b.exploitability:.4g}", value=f"{b.value:.4f}")
-        _write_json(result_file, dict(vars(b), algorithm=args.algorithm, target=target,
+        _write_json(result_file, dict(vars(b), algorithm=options.algorithm, target=target,
                                       updated=dt.datetime.now(dt.timezone.utc).isoformat()))
 
     try:
-        b = solve_to(vg, target, every=args.check_every, checkpoint=checkpoint,
-                     cpu_before=cpu_before, on_step=step, max_iterations=args.iterations)
+        b = solve_to(vg, target, every=options.check_every, checkpoint=checkpoint,
+                     cpu_before=cpu_before, on_step=step, max_iterations=options.iterations)
     finally:
         bar.close()
-    return _read_json(result_file) or dict(vars(b), algorithm=args.algorithm, target=target)
+    return _read_json(result_file) or dict(vars(b), algorithm=options.algorithm, target=target)
 
 
 def _print_row(row: dict) -> None:
@@ -141,11 +148,14 @@ def _contains(r: dict | None, value: float) -> str:
     return "yes" if r["lower"] <= value <= r["upper"] else "no"
 
 
-def write_report(folder: Path, rows: list[dict], args) -> Path:
-    """``README.md`` and ``value_brackets.png`` in ``folder`` (written atomically)."""
+def write_report(folder: Path, rows: list[dict], target: float,
+                 command: str | None = None) -> Path:
+    """``README.md`` and ``value_brackets.png`` in ``folder`` (written atomically): the
+    ``rows`` solved to ``target`` chips by ``command`` (default ``python cli.py experiment
+    rhode-island-rules``)."""
     folder.mkdir(parents=True, exist_ok=True)
     pub = PUBLISHED
-    command = getattr(args, "command_line", None) or "python cli.py experiment rhode-island-rules"
+    command = command or f"python cli.py experiment {NAME}"
     lines = [
         "# Rhode Island Hold'em: which rules give the published value?",
         "",
@@ -162,7 +172,7 @@ def write_report(folder: Path, rows: list[dict], args) -> Path:
         "refined by the public board, a lossless abstraction), *hidden* the published LP's game. "
         "Value brackets are [min over player 2's best responses to x, max over player 1's best "
         "responses to y] of a DCFR profile, so the true value lies inside; each solve is run "
-        f"until the bracket is narrower than 2 x {args.target:g} chips (of the published "
+        f"until the bracket is narrower than 2 x {target:g} chips (of the published "
         f"amounts: a variant with other amounts is solved as tightly, and held against "
         f"-64.1987 in its own chips).",
         "",

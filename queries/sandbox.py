@@ -47,8 +47,9 @@ import duckdb
 import pyarrow as pa
 
 from etl.integrity import check_unchanged
+from etl.tables import tables_override
 from schema.catalog import CATALOG_FILE, catalog_error, open_read_only
-from schema.errors import UserError, first_line
+from schema.errors import ParameterError, UserError, first_line
 
 DEFAULT_MEMORY_LIMIT = "4GB"
 DEFAULT_TIMEOUT = 600.0  # seconds
@@ -84,11 +85,11 @@ def memory_bytes(text: str) -> int:
     """
     m = _MEMORY.match(str(text))
     if not m:
-        raise UserError(f"--memory-limit must be a number and a unit such as 500MB or 2GiB, "
-                        f"got {str(text)[:40]!r}")
+        raise ParameterError(f"`memory_limit` must be a number and a unit such as 500MB or "
+                             f"2GiB, got {str(text)[:40]!r}")
     n = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
     if n < MIN_MEMORY:
-        raise UserError(f"--memory-limit must be at least 16MiB, got {m.group(0).strip()}")
+        raise ParameterError(f"`memory_limit` must be at least 16MiB, got {m.group(0).strip()}")
     return n
 
 
@@ -226,14 +227,15 @@ def _request(data_dir: str | os.PathLike, query: str, limits: Limits, limit: int
     query = check_statement(query)
     memory = memory_bytes(limits.memory_limit)
     if limits.timeout is not None and not 0 < limits.timeout < float("inf"):
-        raise UserError(f"--timeout must be positive and finite, got {limits.timeout}")
+        raise ParameterError(f"`timeout` must be positive and finite, got {limits.timeout}")
     data_dir = Path(data_dir).absolute()
     if not (data_dir / CATALOG_FILE).exists():
         raise UserError(f"no database at {data_dir / CATALOG_FILE}: build something first "
                         "(`cli.py etl`)")
     request = {"data_dir": str(data_dir), "query": query, "memory_limit": limits.memory_limit,
                "memory_bytes": memory, "threads": limits.threads, "limit": limit,
-               "batch_rows": batch_rows, "timeout": limits.timeout}
+               "batch_rows": batch_rows, "timeout": limits.timeout,
+               "tables": tables_override()}  # the ETL tables this process uses
     return data_dir, request
 
 
@@ -303,8 +305,8 @@ class _QueryProcess:
             wait = 0.1 if self.deadline is None else min(0.1, self.deadline - time.monotonic())
             if wait <= 0:
                 self.end(kill=True)
-                raise UserError(f"query exceeded the time limit of {self.limits.timeout:g} s "
-                                "(--timeout)")
+                raise ParameterError(f"query exceeded the time limit of "
+                                     f"{self.limits.timeout:g} s (`timeout`)")
             try:
                 return self.out.get(timeout=wait)
             except queue.Empty:
@@ -343,10 +345,10 @@ class _QueryProcess:
         proc.stderr.close()
         marked = [ln[len(ERROR_MARK):] for ln in err.splitlines() if ln.startswith(ERROR_MARK)]
         if marked:
-            return UserError(marked[-1])
+            return (ParameterError if "`memory_limit`" in marked[-1] else UserError)(marked[-1])
         if proc.returncode is not None and proc.returncode < 0:
             name = signal.Signals(-proc.returncode).name
-            return UserError(f"memory limit exceeded (--memory-limit "
+            return ParameterError(f"memory limit exceeded (`memory_limit` "
                              f"{self.limits.memory_limit}): the query process ended by {name}")
         last = [ln for ln in err.splitlines() if ln.strip()]
         return UserError(f"the query process failed (exit {proc.returncode})"

@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from etl.tables import all_tables
+from etl.tables import all_tables, use_tables
 from queries.sandbox import ADDRESS_SLACK, ERROR_MARK, Limits, connect
 from schema.catalog import CATALOG_FILE, catalog_error, is_damage
 from schema.errors import UserError, first_line
@@ -65,7 +65,7 @@ def _unbuilt_table(message: str) -> str | None:
 
 
 def _memory_message(memory_limit: str) -> str:
-    return f"memory limit exceeded (--memory-limit {memory_limit})"
+    return f"memory limit exceeded (`memory_limit` {memory_limit})"
 
 
 def run(request: dict) -> None:
@@ -94,6 +94,7 @@ def run(request: dict) -> None:
 def main() -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the query
     request = json.loads(sys.stdin.read())
+    use_tables(request.get("tables"))  # the parent's ETL tables, for _unbuilt_table
     if request.get("timeout"):
         timer = threading.Timer(float(request["timeout"]) + GRACE, os._exit, args=(3,))
         timer.daemon = True

@@ -8,7 +8,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from schema.errors import UserError
+from schema.errors import ParameterError, UserError
+from solve.games.backend import CFR_FAMILY
+from solve.loop import check_at_least, check_positive_finite
 
 
 @dataclass
@@ -28,6 +30,20 @@ class Options:
     equilibrium_iterations: int | None = None
     progress: bool = True
     jobs: int = 1                       # solves and experiment builds side by side (queries.parallel_solve)
+
+    def __post_init__(self):
+        """One-line errors (``ParameterError``, naming the field) for values no solve can
+        run with: an algorithm outside the CFR family, a target or limit not positive and
+        finite, a count under 1."""
+        if self.algorithm not in CFR_FAMILY:
+            raise ParameterError(f"unknown `algorithm` {self.algorithm!r}; choose from "
+                                 f"{', '.join(CFR_FAMILY)}")
+        check_positive_finite(target=self.target, equilibrium_target=self.equilibrium_target,
+                              time_limit=self.time_limit,
+                              equilibrium_time_limit=self.equilibrium_time_limit)
+        check_at_least(1, check_every=self.check_every, jobs=self.jobs,
+                       iterations=self.iterations,
+                       equilibrium_iterations=self.equilibrium_iterations)
 
     def for_equilibrium(self) -> "Options":
         """These options with the reference equilibrium's target and limits."""

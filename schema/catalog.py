@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import atexit
 import datetime as dt
-import os
 import sys
 import time
 import types
@@ -93,16 +92,22 @@ def _import_models() -> None:
 
 
 #: Seconds a catalog write waits for readers (a long ``cli.py sql``, another DuckDB client
-#: holding the file) to let go, before it fails; overridable with POKER_CATALOG_WAIT.
+#: holding the file) to let go, before it fails (:func:`set_catalog_wait`; the command line
+#: passes its POKER_CATALOG_WAIT environment variable).
 CATALOG_WAIT = 900.0
+_wait = CATALOG_WAIT
 _NOTE_AFTER = 5.0  # seconds of waiting before saying so on stderr
 
 
+def set_catalog_wait(seconds: float | None) -> None:
+    """How long catalog writes wait from now on (None: :data:`CATALOG_WAIT`)."""
+    global _wait
+    _wait = CATALOG_WAIT if seconds is None else float(seconds)
+
+
 def catalog_wait() -> float:
-    try:
-        return float(os.environ.get("POKER_CATALOG_WAIT", CATALOG_WAIT))
-    except ValueError:
-        return CATALOG_WAIT
+    """Seconds a catalog write waits for readers (:func:`set_catalog_wait`)."""
+    return _wait
 
 
 @contextmanager

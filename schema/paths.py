@@ -8,7 +8,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from schema.errors import UserError
+from schema.errors import ParameterError
 
 def data_dir(explicit: str | os.PathLike | None = None) -> Path:
     """The data directory ``explicit`` (None or empty: ``./data``), absolute (against the
@@ -19,20 +19,21 @@ def data_dir(explicit: str | os.PathLike | None = None) -> Path:
 def check_dir(path: str | os.PathLike, what: str, writable: bool = False) -> Path:
     """Refuse a directory to be used (created if missing) that is a file or lies under one,
     or, with ``writable``, whose nearest existing ancestor cannot be written; returns it
-    absolute. ``what`` names it in the message, e.g. "data directory".
+    absolute. ``what`` names it in the message, e.g. "data directory", or "`report`" (a
+    parameter, which the command line names by its option: ``ParameterError``).
 
     Raises:
-        UserError: ``path`` or one of its parents exists and is not a directory (or is not
+        ParameterError: ``path`` or one of its parents exists and is not a directory (or is not
             writable).
     """
     path = Path(path).expanduser().absolute()
     for p in (path, *path.parents):
         if p.exists():
             if not p.is_dir():
-                raise UserError(f"{what} {path} is not a directory"
+                raise ParameterError(f"{what} {path} is not a directory"
                                 + (f" ({p} is a file)" if p != path else ""))
             if writable and not _can_write_in(p):
-                raise UserError(f"{what} {path}: {p} is not writable")
+                raise ParameterError(f"{what} {path}: {p} is not writable")
             break
     return path
 
@@ -57,13 +58,13 @@ def output_file(path: str | os.PathLike, what: str, default_name: str,
     or cannot be written, or a wrong ``suffix``, is refused.
 
     Raises:
-        UserError: as :func:`check_dir` for the parent, or a wrong suffix.
+        ParameterError: as :func:`check_dir` for the parent, or a wrong suffix.
     """
     path = Path(path).expanduser()
     if path.is_dir():
         path = path / default_name
     if suffix and path.suffix.lower() != suffix:
-        raise UserError(f"{what} must name a {suffix} file, got {str(path)!r}")
+        raise ParameterError(f"{what} must name a {suffix} file, got {str(path)!r}")
     check_dir(path.parent, what, writable=True)
     return path.absolute()
 

@@ -7,14 +7,14 @@ when stderr is a terminal, else a :class:`LogProgress` that writes lines like
     2026-11-24T05:40:00Z toy: 5/12 part (41.7%), 2.1 part/s, ETA 3 s
 
 when it starts, at most once every ``interval`` seconds (default 60) while it runs, and when it
-ends -- the same information, no control characters. ``POKER_PROGRESS=bar|log|off`` forces a
-mode (``off``: nothing); ``--quiet`` on the CLI sets ``off``.
+ends -- the same information, no control characters. :func:`force_mode` forces a mode
+(``bar``, ``log`` or ``off``: nothing); the command line forces the one its
+``POKER_PROGRESS`` environment variable names, and ``off`` with ``--quiet``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import os
 import sys
 import time
 
@@ -23,11 +23,28 @@ from tqdm import tqdm
 LOG_INTERVAL = 60.0  # seconds between lines when logging
 
 
+MODES = ("bar", "log", "off")
+_forced: str | None = None  # force_mode
+
+
+def force_mode(mode: str | None) -> None:
+    """Every progress bar from now on in this mode (one of :data:`MODES`); None (or any
+    other value, e.g. an empty string) lets :func:`mode` choose."""
+    global _forced
+    mode = (mode or "").strip().lower()
+    _forced = mode if mode in MODES else None
+
+
+def forced_mode() -> str | None:
+    """The mode :func:`force_mode` set (what a worker process is given to do the same)."""
+    return _forced
+
+
 def mode(file=None) -> str:
-    """"bar", "log" or "off": ``POKER_PROGRESS`` if set, else bar on a terminal, log otherwise."""
-    forced = os.environ.get("POKER_PROGRESS", "").strip().lower()
-    if forced in ("bar", "log", "off"):
-        return forced
+    """"bar", "log" or "off": the one :func:`force_mode` set, else bar on a terminal, log
+    otherwise."""
+    if _forced is not None:
+        return _forced
     f = file or sys.stderr
     try:
         return "bar" if f.isatty() else "log"

@@ -25,7 +25,7 @@ from abstraction.public_board import public_board_buckets  # noqa: F401 (re-expo
 from etl.rhode_island import hand_rank3, hand_tree
 from schema.catalog import session_scope
 from schema.catalog_abstraction import Abstraction
-from schema.errors import UserError, first_line
+from schema.errors import ParameterError, UserError, first_line
 from schema.paths import resolve_stored
 
 
@@ -165,5 +165,5 @@ def refuse_stale_checkpoint(path: Path, built: float | None, name: str, abstract
     """``--resume`` of run ``name``: a one-line error if its checkpoint ``path`` predates the
     current build of ``abstraction`` (see :func:`predates`)."""
     if predates(path, built):
-        raise UserError(f"cannot resume {name!r}: its checkpoint predates abstraction "
-                        f"{abstraction!r}, which was rebuilt since; solve without --resume")
+        raise ParameterError(f"cannot resume {name!r}: its checkpoint predates abstraction "
+                        f"{abstraction!r}, which was rebuilt since; solve without `resume`")

@@ -11,7 +11,7 @@ import time
 import zipfile
 from pathlib import Path
 
-from schema.errors import UserError
+from schema.errors import ParameterError, UserError
 from schema.progress import progress_bar
 from solve.abstractions import load_abstraction, refuse_stale_checkpoint
 from solve.algorithms.abstract_cfr import make_solver
@@ -47,17 +47,18 @@ def solve(game_name: str, rules, request: SolveRequest, check_every: int, data_d
     ckpt = strategy_path(data_dir, name).with_name("checkpoint.npz")
     if request.algorithm == "lp":
         if not getattr(card_abstraction, "perfect_recall", True):
-            raise UserError(f"--algorithm lp needs perfect recall; {request.abstraction!r} was "
-                            "built with --recall imperfect (solve it with cfr, cfr+ or dcfr)")
+            raise ParameterError(f"`algorithm` lp needs perfect recall; {request.abstraction!r} "
+                                 "was built with imperfect recall (solve it with cfr, cfr+ or "
+                                 "dcfr)")
         if request.resume:
-            raise UserError("--resume applies to cfr, cfr+ and dcfr")
+            raise ParameterError("`resume` applies to cfr, cfr+ and dcfr")
         strategy, _ = solve_lp(game)
         iterations = 0
     else:
         try:
             solver = make_solver(game, request.algorithm, card_abstraction, request.engine)
         except ValueError as exc:
-            raise UserError(f"--engine form: {exc}") from None
+            raise ParameterError(f"`engine` form: {exc}") from None
         if request.resume:
             if not ckpt.exists():
                 raise UserError(f"no checkpoint to resume for {name!r} ({ckpt})")
@@ -68,8 +69,8 @@ def solve(game_name: str, rules, request: SolveRequest, check_every: int, data_d
             try:
                 solver.load(ckpt)
             except (zipfile.BadZipFile, EOFError) as exc:  # e.g. a truncated checkpoint.npz
-                raise UserError(f"cannot resume {name!r}: damaged checkpoint {ckpt} ({exc}); "
-                                "solve without --resume") from None
+                raise ParameterError(f"cannot resume {name!r}: damaged checkpoint {ckpt} ({exc}); "
+                                     "solve without `resume`") from None
             except (ValueError, KeyError, OSError) as exc:
                 raise UserError(f"cannot resume {name!r}: {exc}") from None
         default_iters = (1000 if request.target_exploitability is None

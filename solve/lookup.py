@@ -38,7 +38,7 @@ import numpy as np
 
 from etl.cards import format_card
 from etl.cards import parse_cards as parse_holdem
-from schema.errors import UserError
+from schema.errors import ParameterError, UserError
 from schema.strategy import (BARELY_TRAINED, TRAINING, round_mean_weights, seat_name,
                              training_codes)
 from solve.abstractions import load_abstraction
@@ -98,22 +98,23 @@ def training_fields(weight: float | None, round_mean: float | None, reached: boo
 
 
 def parse_cards(text: str, rules: LimitPokerRules, what: str) -> list[int]:
-    """Card ids of ``text`` ("AsKd", "Ja", "K"; spaces and commas ignored)."""
+    """Card ids of ``text`` ("AsKd", "Ja", "K"; spaces and commas ignored); ``what`` names
+    it in a ``ParameterError`` (e.g. "`hole`")."""
     s = "".join(ch for ch in (text or "") if ch not in " ,")
     width = 2 if rules.n_suits > 1 else 1
     if len(s) % width:
-        raise UserError(f"{what} {text!r}: cards are {width} characters each "
-                        f"(rank {rules.rank_symbols}" + (f", suit {rules.suit_symbols})"
-                                                          if width == 2 else ")"))
+        raise ParameterError(f"{what} {text!r}: cards are {width} characters each "
+                             f"(rank {rules.rank_symbols}" + (f", suit {rules.suit_symbols})"
+                                                               if width == 2 else ")"))
     cards = []
     for i in range(0, len(s), width):
         tok = s[i:i + width]
         r = _index(rules.rank_symbols, tok[0])
         su = _index(rules.suit_symbols, tok[1]) if width == 2 else 0
         if r is None or su is None:
-            raise UserError(f"{what} {text!r}: {tok!r} is not a card of {rules.name} (ranks "
-                            f"{rules.rank_symbols}" + (f", suits {rules.suit_symbols}"
-                                                       if width == 2 else "") + ")")
+            raise ParameterError(f"{what} {text!r}: {tok!r} is not a card of {rules.name} "
+                                 f"(ranks {rules.rank_symbols}"
+                                 + (f", suits {rules.suit_symbols}" if width == 2 else "") + ")")
         cards.append(r * rules.n_suits + su)
     return cards
 
@@ -138,23 +139,23 @@ def check_deal(game: str, n_private: int, board_seen: tuple[int, ...], card_str,
     ACPC ``history`` can be a situation of ``game``: ``n_private`` private cards, a betting round
     per entry of ``board_seen`` (the public cards dealt by then)."""
     if len(hole) != n_private:
-        raise UserError(f"--hole: {game} deals {n_private} private card(s), got {len(hole)}")
+        raise ParameterError(f"`hole`: {game} deals {n_private} private card(s), got {len(hole)}")
     seen = hole + board
     if len(set(seen)) != len(seen):
         dup = sorted({c for c in seen if seen.count(c) > 1})
         raise UserError(f"card {card_str(dup[0])} appears twice")
     if not set(history) <= _HISTORY_LETTERS:
         bad = sorted(set(history) - _HISTORY_LETTERS)
-        raise UserError(f"--history {history!r}: {bad[0]!r} is not an action (ACPC notation: "
-                        "c check/call, r bet/raise, f fold, '/' ends a round)")
+        raise ParameterError(f"`history` {history!r}: {bad[0]!r} is not an action (ACPC "
+                             "notation: c check/call, r bet/raise, f fold, '/' ends a round)")
     rnd = history.count("/")
     if rnd >= len(board_seen):
-        raise UserError(f"--history {history!r}: {game} has {len(board_seen)} betting "
-                        f"round(s), the history has {rnd + 1}")
+        raise ParameterError(f"`history` {history!r}: {game} has {len(board_seen)} betting "
+                             f"round(s), the history has {rnd + 1}")
     need = int(board_seen[rnd])
     if len(board) != need:
-        raise UserError(f"--board: round {rnd + 1} of {game} (history {history!r}) has "
-                        f"{need} public card(s), got {len(board)}")
+        raise ParameterError(f"`board`: round {rnd + 1} of {game} (history {history!r}) has "
+                             f"{need} public card(s), got {len(board)}")
 
 
 def locate_infoset(game: CompiledGame, hole: list[int], board: list[int], history: str
@@ -164,8 +165,9 @@ def locate_infoset(game: CompiledGame, hole: list[int], board: list[int], histor
     try:
         d, h = game.locate(history, board, tuple(hole))
     except KeyError:
-        raise UserError(f"--history {history!r} is not a decision point of {game.rules.name}: "
-                        "illegal betting, or the hand is over (a fold or the last call)") from None
+        raise ParameterError(f"`history` {history!r} is not a decision point of "
+                             f"{game.rules.name}: illegal betting, or the hand is over (a fold "
+                             "or the last call)") from None
     player = int(game.nplayer[game.dnode[d]])
     return d, int(game.info[d, h]), player
 
@@ -202,8 +204,8 @@ class StrategyLookup:
     def at(self, hole: str, board: str = "", history: str = "") -> Lookup:
         """What the strategy plays at the situation (module docstring)."""
         rules, game = self.rules, self.game
-        hole_ids = parse_cards(hole, rules, "--hole")
-        board_ids = parse_cards(board, rules, "--board")
+        hole_ids = parse_cards(hole, rules, "`hole`")
+        board_ids = parse_cards(board, rules, "`board`")
         check_situation(rules, hole_ids, board_ids, history)
         d, infoset, player = locate_infoset(game, hole_ids, board_ids, history)
         node = game.dnode[d]
@@ -263,8 +265,9 @@ class HoldemLookup:
         rnd = history.count("/")
         n = self.node.get(history)
         if n is None:
-            raise UserError(f"--history {history!r} is not a decision point of holdem: illegal "
-                            "betting, or the hand is over (a fold or the last call)")
+            raise ParameterError(f"`history` {history!r} is not a decision point of holdem: "
+                                 "illegal betting, or the hand is over (a fold or the last "
+                                 "call)")
         padded = np.zeros(5, np.int64)
         padded[:len(board_ids)] = board_ids
         out = np.zeros(4, np.int64)

@@ -9,27 +9,33 @@ from __future__ import annotations
 import math
 import time
 
-from schema.errors import UserError
+from schema.errors import ParameterError
 from solve.algorithms.evaluate import exploitability
 
 
-def check_stop_args(args) -> None:
-    """One-line errors for the stopping options of ``cli.py solve`` (iterations, check-every,
-    time limit, target exploitability)."""
-    for flag in ("iterations", "check_every"):
-        v = getattr(args, flag)
-        if v is not None and v < 1:
-            raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
-    check_positive_finite(args, "time_limit", "target_exploitability")
+def check_stop_args(request) -> None:
+    """One-line errors for the stopping options of a solve (``solve.games.backend.
+    SolveRequest``: iterations, check_every, time limit, target exploitability)."""
+    check_at_least(1, iterations=request.iterations, check_every=request.check_every)
+    check_positive_finite(time_limit=request.time_limit,
+                          target_exploitability=request.target_exploitability)
 
 
-def check_positive_finite(args, *flags: str) -> None:
-    """One-line error unless each given option (None = not given) is positive and finite;
-    nan is refused too (a nan limit or target would never stop a run)."""
-    for flag in flags:
-        v = getattr(args, flag)
+def check_at_least(least: int, **values) -> None:
+    """A one-line error (``ParameterError``, naming the parameter) unless each given value
+    (None = not given) is at least ``least``."""
+    for name, v in values.items():
+        if v is not None and v < least:
+            raise ParameterError(f"`{name}` must be at least {least}, got {v}")
+
+
+def check_positive_finite(**values) -> None:
+    """A one-line error (``ParameterError``, naming the parameter) unless each given value
+    (None = not given) is positive and finite; nan is refused too (a nan limit or target
+    would never stop a run)."""
+    for name, v in values.items():
         if v is not None and not 0 < v < math.inf:
-            raise UserError(f"--{flag.replace('_', '-')} must be positive and finite, got {v}")
+            raise ParameterError(f"`{name}` must be positive and finite, got {v}")
 
 
 def iterate_until(solver, game, every: int, *, total: int | None = None,

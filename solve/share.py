@@ -51,7 +51,7 @@ from schema.abstraction import (BUCKETS_SCHEMA, CENTROIDS_SCHEMA, RIVER_CODEBOOK
 from schema.catalog import catalog_path, open_read_only, session_scope
 from schema.catalog_abstraction import Abstraction
 from schema.catalog_solve import SolveRun
-from schema.errors import UserError, first_line
+from schema.errors import ParameterError, UserError, first_line
 from schema.paths import stored_path
 from schema.publish import publish
 from schema.storage import AtomicFile, file_sha256
@@ -173,7 +173,7 @@ def parse_size(text: str) -> int:
     """Bytes from ``123``, ``500M``, ``64G`` (K, M, G, T: powers of 1024)."""
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?\s*", str(text), re.IGNORECASE)
     if not m:
-        raise UserError(f"--max-size must be a size such as 500M or 64G, got {text!r}")
+        raise ParameterError(f"`max_size` must be a size such as 500M or 64G, got {text!r}")
     return int(float(m.group(1)) * 1024 ** " KMGT".index(m.group(2).upper() or " "))
 
 
@@ -359,8 +359,8 @@ def import_(data_dir: str | Path, file: str | Path, replace: bool = False,
         raise UserError(f"{file}: the row's sha256 is not the one of its {TABLE_FILE}")
     total = sum(e["bytes"] for e in files.values())
     if total > max_size:
-        raise UserError(f"{file} holds {_size(total)} uncompressed, more than the cap of "
-                        f"{_size(max_size)} (raise it with --max-size if it is expected)")
+        raise ParameterError(f"{file} holds {_size(total)} uncompressed, more than the cap of "
+                             f"{_size(max_size)} (raise it with `max_size` if it is expected)")
     root = data_dir / sub / name
     _check_target(data_dir, kind, name, values, replace)
     if kind == "abstraction" and manifest.get("equity_tables"):
@@ -403,7 +403,7 @@ def _check_target(data_dir: Path, kind: str, name: str, values: dict, replace: b
         raise UserError(f"strategy {name!r} is of abstraction {abstraction!r}, which "
                         f"{data_dir} does not have: import the abstraction first")
     if not replace and s.get(model, name) is not None:
-        raise UserError(f"{kind} {name!r} exists in {data_dir} (use --replace)")
+        raise ParameterError(f"{kind} {name!r} exists in {data_dir} (`replace` overwrites it)")
 
 
 def _remove_stale(staging: Path) -> None:

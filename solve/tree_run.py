@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from schema.errors import UserError
+from schema.errors import ParameterError, UserError
 from schema.progress import progress_bar
 from schema.storage import atomic_write_parquet
 from schema.strategy import CLASSIC_WEIGHT_SCHEMA, round_mean_weights, with_format
@@ -53,14 +53,14 @@ def check_request(game_name: str, request: SolveRequest, tree_game: bool) -> Non
     if request.algorithm not in ALGORITHMS:
         raise UserError(f"unknown algorithm {request.algorithm!r}; choose from {', '.join(ALGORITHMS)}")
     if request.exact and request.algorithm != "lp":
-        raise UserError("--exact applies to --algorithm lp")
+        raise ParameterError("`exact` applies to `algorithm` lp")
     if request.abstraction is not None:
-        raise UserError(f"--abstraction is not supported for {game_name}" if tree_game
-                        else f"--algorithm {request.algorithm}{' --exact' if request.exact else ''} "
-                             "solves the classic game trees, without --abstraction (use lp, cfr, "
-                             "cfr+ or dcfr)")
+        raise ParameterError(f"`abstraction` is not supported for {game_name}" if tree_game
+                             else f"`algorithm` {request.algorithm}"
+                                  f"{' (`exact`)' if request.exact else ''} solves the classic "
+                                  "game trees, without `abstraction` (use lp, cfr, cfr+ or dcfr)")
     if request.resume:
-        raise UserError("--resume is not supported for the classic games")
+        raise ParameterError("`resume` is not supported for the classic games")
     check_stop_args(request)
 
 

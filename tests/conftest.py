@@ -24,3 +24,18 @@ def ri_lossless():
     from abstraction.methods import Lossless
 
     return Lossless().fit(rhode_island())
+
+
+@pytest.fixture(autouse=True)
+def _library_settings(monkeypatch):
+    """Each test starts and ends with this process's library settings as they were: an
+    in-process ``cli.main`` sets them from the environment a test may have changed (game
+    plug-ins, progress mode, ETL tables, catalog wait: ``queries.environment_cli``), and they
+    must not leak into the next test when that environment is restored."""
+    from etl import tables
+    from schema import catalog, progress
+    from solve.games import registry
+
+    for module, name in ((registry, "_plugins"), (progress, "_forced"), (tables, "_override"),
+                         (catalog, "_wait")):
+        monkeypatch.setattr(module, name, getattr(module, name))

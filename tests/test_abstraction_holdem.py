@@ -95,9 +95,9 @@ def test_ensure_tables_completes_a_partial_table(tmp_path, monkeypatch):
     from abstraction.holdem import ensure_tables
     from etl import records, runner, storage
 
-    monkeypatch.setenv("POKER_ETL_TABLES", "test_etl_runner:toy_tables")
-    from etl.tables import all_tables
-    tables = all_tables()
+    from etl import tables as registry
+    monkeypatch.setattr(registry, "_override", "test_etl_runner:toy_tables")
+    tables = registry.all_tables()
     runner.run(tmp_path, tables, ["toy"], workers=1, progress=False)
     files = storage.partition_files(tmp_path, "toy")
     for key in list(files)[:2]:

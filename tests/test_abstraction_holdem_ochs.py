@@ -431,6 +431,7 @@ def test_an_ochs_abstraction_without_river_tables_is_refused_in_one_line(tmp_pat
     store.save(model, game, "old", seed=0, seconds=1.0, data_dir=tmp_path)
     for f in ("river_codes.parquet", "river_codebook.parquet"):
         (tmp_path / "abstractions" / "old" / f).unlink()
-    with pytest.raises(UserError, match="rebuild it with --replace") as e:
+    with pytest.raises(UserError,
+                       match=r"rebuild it with `cli\.py build-abstraction \.\.\. --replace`") as e:
         load_buckets("old", tmp_path)
     assert "\n" not in str(e.value)

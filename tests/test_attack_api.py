@@ -113,7 +113,7 @@ def test_memory_limit_cannot_inject_sql(data):
     assert proc.returncode == 2 and proc.stderr.startswith("error: --memory-limit must be")
     assert proc.stderr.count("\n") == 1
     assert not list(data.rglob("injected*"))
-    with pytest.raises(UserError, match="--memory-limit must be"):
+    with pytest.raises(UserError, match="`memory_limit` must be"):  # the library's name
         sandbox.run(data, "SELECT 1", sandbox.Limits(memory_limit=injected))
 
 

@@ -285,7 +285,7 @@ def test_cli_bad_sql_one_line_in_subprocess(tmp_path):
 def test_unknown_table_and_bad_workers(tmp_path):
     with pytest.raises(UserError, match="unknown table 'nope'"):
         _run(tmp_path, names=["nope"])
-    with pytest.raises(UserError, match="--workers"):
+    with pytest.raises(UserError, match="`workers` must be at least 1"):  # the parameter
         _run(tmp_path, workers=0)
 
 

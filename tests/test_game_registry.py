@@ -7,6 +7,7 @@ import textwrap
 import pytest
 
 import cli
+from queries import environment_cli
 from solve.games import registry
 from solve.games.backends import RulesBackend
 from solve.games.compile import compile_game
@@ -37,7 +38,8 @@ PLUGIN = textwrap.dedent('''
 def kuhn4(tmp_path, monkeypatch):
     (tmp_path / "kuhn4_plugin.py").write_text(PLUGIN)
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setenv(registry.PLUGINS_ENV, "kuhn4_plugin")
+    monkeypatch.setenv(environment_cli.PLUGINS_ENV, "kuhn4_plugin")  # what cli.main reads
+    monkeypatch.setattr(registry, "_plugins", ("kuhn4_plugin",))  # the library, directly
     return tmp_path / "data"
 
 
@@ -73,7 +75,7 @@ def test_unknown_game_and_broken_plugin_are_one_line_errors(tmp_path, capsys, mo
     assert cli.main(["--data-dir", str(tmp_path), "solve", "--game", "kuhn4"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: unknown game 'kuhn4'; choose from kuhn, ") and err.count("\n") == 1
-    monkeypatch.setenv(registry.PLUGINS_ENV, "no_such_module_here")
+    monkeypatch.setenv(environment_cli.PLUGINS_ENV, "no_such_module_here")
     assert cli.main(["--data-dir", str(tmp_path), "solve", "--game", "kuhn"]) == 2
     err = capsys.readouterr().err
     assert "cannot load games from 'no_such_module_here'" in err and err.count("\n") == 1

@@ -97,7 +97,7 @@ def test_one_driver_per_data_directory_and_bad_steps(tmp_path, capsys):
     assert err.startswith("error: another holdem-methods pipeline") and err.count("\n") == 1
     assert cli.main(["--data-dir", str(data), "experiment", "holdem-methods",
                      "--jobs", "0"]) == 2
-    assert capsys.readouterr().err.startswith("error: jobs must be at least 1")
+    assert capsys.readouterr().err.startswith("error: --jobs must be at least 1")
     # a step's process (`python -m queries.holdem_methods DATA_DIR STEP OUT_JSON`)
     out = str(data / "out.json")
     for argv in ([str(data), "no-such-step", out], [str(data), "compare", out], [str(data)]):

@@ -14,6 +14,7 @@ from abstraction.games import with_leaf_round
 from abstraction.hands import GameHands, HandRound
 from abstraction.line_kmeans import _quantile_seeds, assign, line_kmeans, row_means
 from abstraction.methods import ExpectationBased, PotentialAwareEMD
+from schema import progress
 
 
 def histograms(rng, n, bins):
@@ -84,7 +85,7 @@ def test_line_kmeans_returns_k_nonempty_clusters_each_point_at_its_nearest():
 
 
 def test_line_kmeans_reports_its_steps_and_error(monkeypatch, capsys):
-    monkeypatch.setenv("POKER_PROGRESS", "log")
+    monkeypatch.setattr(progress, "_forced", "log")
     rng = np.random.default_rng(2)
     line = EMDLine.equity_bins(10)
     x = line.cdf(histograms(rng, 800, 10))

@@ -1,9 +1,10 @@
 """Issue 48: adding a game or an abstraction method is one module plus one registry line.
 
 A game: Kuhn poker with four cards, one rules factory and one :class:`Game` line, registered
-here (``POKER_GAME_PLUGINS`` names the module), then solved and evaluated through the CLI. An
-abstraction method: a toy one (k-means on the cubed equity) defined here and registered by one
-line in ``abstraction.methods.METHODS``, then built, solved on and evaluated through the CLI."""
+here (``POKER_GAME_PLUGINS``, which the CLI reads, names the module), then solved and
+evaluated through the CLI. An abstraction method: a toy one (k-means on the cubed equity)
+defined here and registered by one line in ``abstraction.methods.METHODS``, then built, solved
+on and evaluated through the CLI."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 import cli
 from abstraction.features import EquityFeature
 from abstraction.methods import METHODS, ExpectationBased
-from solve.games import registry
+from queries import environment_cli
 
 KUHN4 = textwrap.dedent('''
     from solve.games.backends import RulesBackend
@@ -51,7 +52,7 @@ def run(capsys, data_dir, *argv) -> str:
 def test_a_game_in_one_module_is_solved_and_evaluated(tmp_path, monkeypatch, capsys):
     (tmp_path / "kuhn4_only.py").write_text(KUHN4)
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setenv(registry.PLUGINS_ENV, "kuhn4_only")
+    monkeypatch.setenv(environment_cli.PLUGINS_ENV, "kuhn4_only")
     data = tmp_path / "data"
     out = run(capsys, data, "solve", "--game", "kuhn4", "--algorithm", "cfr+",
               "--iterations", "3000")

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from schema import progress
 from schema.progress import LogProgress, progress_bar
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,12 +53,13 @@ def test_log_progress_says_stopped_when_its_block_raises():
 
 
 def test_modes(monkeypatch):
-    monkeypatch.setenv("POKER_PROGRESS", "off")
+    monkeypatch.setattr(progress, "_forced", None)  # restored after the test
+    progress.force_mode("off")
     out = io.StringIO()
     with progress_bar(total=3, file=out) as bar:
         bar.update(3)
     assert out.getvalue() == ""
-    monkeypatch.setenv("POKER_PROGRESS", "log")
+    progress.force_mode("log")
     assert isinstance(progress_bar(total=1, file=out), LogProgress)
     assert list(progress_bar(range(3), file=out)) == [0, 1, 2]
 

@@ -132,7 +132,7 @@ class CFRSolver:
         labels = g.bucket_labels or []
         if any(str(lab).startswith("-.") for lab in labels):
             raise ValueError("checkpoint predates chance-weighted averages and the game has "
-                             "imperfect recall: solve it again without --resume")
+                             "imperfect recall: solve it again from the start (not resumed)")
         d, h = np.nonzero(g.info >= 0)
         I = g.info[d, h]
         total = np.bincount(I, weights=g.cw[g.dnode[d]], minlength=g.n_infosets)

@@ -391,5 +391,5 @@ def solve_exact(sf: SequenceForm, method: str = "auto") -> tuple[list, list, Fra
         v = certified(x, y)
         if v is not None:
             return x, y, v, method
-    raise ExactLPError("no exact candidate from the HiGHS solution could be certified; use --exact with a "
-                       "smaller game")
+    raise ExactLPError("no exact candidate from the HiGHS solution could be certified; the "
+                       "exact LP (in rational arithmetic) needs a smaller game")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from schema.errors import UserError
+from schema.errors import ParameterError, UserError
 
 #: The algorithms of the CFR family (the compiled game; also every iterative solver's loop).
 CFR_FAMILY = ("cfr", "cfr+", "dcfr")
@@ -120,5 +120,5 @@ class Backend:
                  report: Report) -> None:
         """Report the figures of the stored strategy table ``path`` (of format ``fmt``)."""
         if request.threshold is not None:
-            raise UserError("--threshold applies to holdem strategies")
+            raise ParameterError("`threshold` applies to holdem strategies")
         raise UserError(f"strategy {path}: {game.name} strategies cannot be evaluated")

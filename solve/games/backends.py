@@ -20,7 +20,7 @@ from typing import Callable
 
 import pyarrow.parquet as pq
 
-from schema.errors import UserError
+from schema.errors import ParameterError, UserError
 from schema.strategy import seat_name
 from solve.games import classic, kuhn3
 from solve.games.backend import (TREE_ALGORITHMS, Backend, EvaluateRequest, Report,
@@ -50,8 +50,8 @@ class _TreeSolved(Backend):
         """(tree, sequence form) of the game with ``params``."""
         try:
             tree = self.tree(params, data_dir)
-        except ValueError as exc:
-            raise UserError(str(exc)) from None
+        except ValueError as exc:  # may name the game's parameters (draw27's `buckets`)
+            raise ParameterError(str(exc)) from None
         return tree, sequence_form(tree)
 
     def solve_tree(self, game, request: SolveRequest, params: TreeParams, data_dir: Path,
@@ -69,9 +69,9 @@ class _TreeSolved(Backend):
 
 def _not_on_tree(game, request: SolveRequest) -> UserError:
     """The error of a sequence-form solver (or ``lp --exact``) asked of a game without a tree."""
-    return UserError(f"game {game.name!r} is not available with --algorithm {request.algorithm}"
-                     f"{' --exact' if request.exact else ''}; choose from "
-                     f"{', '.join(game.peers(lambda g: g.has_tree))}")
+    return ParameterError(f"game {game.name!r} is not available with `algorithm` "
+                          f"{request.algorithm}{' (`exact`)' if request.exact else ''}; choose "
+                          f"from {', '.join(game.peers(lambda g: g.has_tree))}")
 
 
 def _on_tree(request: SolveRequest) -> bool:
@@ -86,8 +86,8 @@ def _check_compiled_request(game, request: SolveRequest) -> str:
     check_stop_args(request)
     if request.abstraction is not None and not game.card_abstractions:
         games = game.peers(lambda g: g.card_abstractions and g.backend.has_rules)
-        raise UserError(f"--abstraction is supported for {', '.join(games)} only (and "
-                        f"holdem), not {game.name}")
+        raise ParameterError(f"`abstraction` is supported for {', '.join(games)} only (and "
+                             f"holdem), not {game.name}")
     name = request.name or f"{game.name}-{request.abstraction or 'full'}-{request.algorithm}"
     if not NAME_PATTERN.match(name):
         raise UserError(f"strategy name {name!r} must be letters, digits, '_', '.', '+', '-'")
@@ -131,7 +131,7 @@ class RulesBackend(_TreeSolved):
 
     def evaluate(self, game, path, fmt, data_dir, request, report):
         if request.threshold is not None:
-            raise UserError("--threshold applies to holdem strategies")
+            raise ParameterError("`threshold` applies to holdem strategies")
         if fmt == "tree":
             return self.evaluate_tree(path, data_dir, report)
         limit_run.evaluate(game.name, self.make_rules(), path, _table_abstraction(path),
@@ -170,7 +170,7 @@ class TreeBackend(_TreeSolved):
 
     def evaluate(self, game, path, fmt, data_dir, request, report):
         if request.threshold is not None:
-            raise UserError("--threshold applies to holdem strategies")
+            raise ParameterError("`threshold` applies to holdem strategies")
         self.evaluate_tree(path, data_dir, report)
 
 
@@ -202,13 +202,14 @@ class Draw27Backend(TreeBackend):
         try:
             return int(b)
         except ValueError:
-            raise UserError(f"--buckets must be an integer, 'iso' or 'raw', got {b!r}") from None
+            raise ParameterError(f"`buckets` must be an integer, 'iso' or 'raw', "
+                                 f"got {b!r}") from None
 
     def check(self, request, params):
         if params.buckets == "iso" and (request.algorithm not in ("cfr", "cfr+", "dcfr")
                                         or request.exact):
-            raise UserError("draw27 with --buckets iso (unabstracted) is solved with cfr, cfr+ "
-                            "or dcfr")
+            raise ParameterError("draw27 with `buckets` iso (unabstracted) is solved with cfr, "
+                                 "cfr+ or dcfr")
 
     def sequence_form(self, params, data_dir):
         if params.buckets == "iso":  # the unabstracted (lossless) game: matrix-free
@@ -238,7 +239,7 @@ class Kuhn3Backend(Backend):
 
     def evaluate(self, game, path, fmt, data_dir, request, report):
         if request.threshold is not None:
-            raise UserError("--threshold applies to holdem strategies")
+            raise ParameterError("`threshold` applies to holdem strategies")
         for text in training_lines(table_training_counts(path)):  # first: figures stay last
             report(text)
         kuhn3.evaluate(path, report)

@@ -191,7 +191,7 @@ def _type_maps(buckets, deck: _Deck):
     else:
         nb = int(buckets)
         if nb < 1:
-            raise ValueError("--buckets must be at least 1")
+            raise ValueError("`buckets` must be at least 1")
         fv = deck.final_val[hh, cc].astype(np.float64)
         b2 = _percentile_buckets(fv, nb)
         mean = np.zeros(H)
@@ -224,7 +224,7 @@ def _types(buckets, n_ranks: int, n_suits: int, tree: bool):
         raise ValueError("abstraction without perfect recall")
     if tree and T * T * 35 > 50 * MAX_NODES:
         raise ValueError(f"{name}: {T} information types per player is too large for the generic tree; "
-                         "use fewer --buckets (or the matrix-free draw27_sequence_form with CFR)")
+                         "use fewer `buckets` (or the matrix-free draw27_sequence_form with CFR)")
     W, S = draw_enumerate(deck.hands, deck.hand_ok, deck.final_val, type_of, n, T, T)
     labels2 = [lab2[int(k)] for k in uniq_t]
     labels1 = [lab1[int(k)] for k in uniq_1]
@@ -299,7 +299,8 @@ def _build(name, W, S, labels2, view1, labels1) -> Tree:
     nodes = int((W > 0).sum()) * len(tmpl)
     if nodes > MAX_NODES:
         raise ValueError(f"{name}: {int((W > 0).sum())} type pairs x {len(tmpl)} public nodes = {nodes} "
-                         f"tree nodes exceed {MAX_NODES}; use fewer --buckets (the unabstracted 21-card "
+                         f"tree nodes exceed {MAX_NODES}; use fewer `buckets` (the unabstracted "
+                         "21-card "
                          "game is too large for the generic tree)")
     views = {0: (view1, labels1, view1, labels1)}
     return type_game(name, W, labels2, labels2, tmpl, pays, den, views=views)

@@ -23,15 +23,14 @@ behaviour, one protocol for all, :class:`solve.games.backend.Backend`) and what 
 Adding a two-player limit game with one private card is one rules factory (and, if it needs
 one, one ranking in :mod:`solve.games.ranking`) plus one line in :func:`builtin_games`; it is
 then solved by every algorithm, evaluated, looked up and compared, with no other list to
-edit. A game can also join from outside the package: a module named in the
-``POKER_GAME_PLUGINS`` environment variable (comma-separated module names) that defines
-``GAMES``, a list of :class:`Game` (see ``tests/test_game_registry.py``).
+edit. A game can also join from outside the package: a module given to :func:`use_plugins`
+that defines ``GAMES``, a list of :class:`Game` (see ``tests/test_game_registry.py``; the
+command line passes the modules named in its ``POKER_GAME_PLUGINS`` environment variable).
 """
 
 from __future__ import annotations
 
 import importlib
-import os
 from dataclasses import dataclass
 from typing import Callable
 
@@ -44,9 +43,23 @@ from solve.games.classic import kuhn_blinds, von_neumann
 from solve.games.rules import LimitPokerRules
 
 __all__ = ["ALGORITHMS", "CFR_FAMILY", "TREE_ALGORITHMS", "Game", "builtin_games", "games",
-           "get", "names", "for_table"]
+           "get", "names", "for_table", "use_plugins", "plugins"]
 
-PLUGINS_ENV = "POKER_GAME_PLUGINS"
+#: The plug-in modules :func:`games` adds (:func:`use_plugins`).
+_plugins: tuple[str, ...] = ()
+
+
+def use_plugins(modules) -> None:
+    """Make the games of the plug-in ``modules`` (names of modules that define ``GAMES``)
+    join the registry, in place of any given before; ``()``: the built-in games only. Each
+    is imported when :func:`games` is called, so a broken one is a one-line error there."""
+    global _plugins
+    _plugins = tuple(m.strip() for m in modules if m.strip())
+
+
+def plugins() -> tuple[str, ...]:
+    """The plug-in modules in use (what a worker process is given to see the same games)."""
+    return _plugins
 
 
 @dataclass(frozen=True)
@@ -122,17 +135,17 @@ def builtin_games() -> list[Game]:
 
 
 def games() -> dict[str, Game]:
-    """Name -> :class:`Game`: the built-in games, then those of the plug-in modules named in
-    ``POKER_GAME_PLUGINS`` (read on each call: nothing is cached between calls)."""
+    """Name -> :class:`Game`: the built-in games, then those of the plug-in modules
+    (:func:`use_plugins`; imported on each call: nothing is cached between calls)."""
     out = {g.name: g for g in builtin_games()}
-    for module in filter(None, (m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(","))):
+    for module in _plugins:
         try:
             extra = importlib.import_module(module).GAMES
         except (ImportError, AttributeError) as exc:
-            raise UserError(f"{PLUGINS_ENV}: cannot load games from {module!r} ({exc})") from None
+            raise UserError(f"game plug-in: cannot load games from {module!r} ({exc})") from None
         for g in extra:
             if g.name in out:
-                raise UserError(f"{PLUGINS_ENV}: {module} redefines game {g.name!r}")
+                raise UserError(f"game plug-in: {module} redefines game {g.name!r}")
             out[g.name] = g
     return out
 

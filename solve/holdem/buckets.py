@@ -191,7 +191,7 @@ def ochs_river(path: Path, centroids, n_turn: int):
     if not (path / "river_codes.parquet").exists():
         raise UserError(f"abstraction at {path} (ochs) has no river tables (river_codes.parquet"
                         " or round3.parquet): it was built before they were stored; rebuild it "
-                        "with --replace")
+                        "with `cli.py build-abstraction ... --replace`")
     t = pq.read_table(path / "river_codes.parquet")
     key = np.empty(t.num_rows, np.uint16)
     key[t.column("hand").to_numpy()] = t.column("code").to_numpy()

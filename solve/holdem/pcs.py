@@ -74,7 +74,8 @@ SETTING_BEFORE = {"sampler": "chance", "hands": 0}
 def check_settings(regret: str, averaging: str, hands: int,
                    names: dict[str, str] | None = None) -> None:
     """Raise ValueError naming the first of the sampler's settings out of range (the one check
-    of the solver and of the command line, which names its flags through ``names``)."""
+    of the solver and of ``solve.holdem.run``, which names its own parameters through
+    ``names``)."""
     n = {"regret": "regret", "averaging": "averaging", "hands": "hands", **(names or {})}
     for key, value, allowed in (("regret", regret, REGRETS), ("averaging", averaging, AVERAGING)):
         if value not in allowed:

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from etl.lock import try_file_lock
-from schema.errors import UserError
+from schema.errors import ParameterError, UserError
 from schema.listing import human_bytes
 from schema.interrupt import deferred_stop
 from schema.progress import progress_bar
@@ -30,7 +30,7 @@ from solve.holdem.figures import file_identity
 from solve.holdem.game import HoldemRules, build_tree
 from solve.holdem.threshold import threshold
 from solve.holdem.table import training_counts, write_strategy_table
-from solve.loop import check_positive_finite
+from solve.loop import check_at_least, check_positive_finite
 from solve.runs import NAME_PATTERN as _NAME
 from solve.runs import check_catalog, record_run
 
@@ -48,10 +48,10 @@ def _buckets(spec: str, ddir: Path):
         try:
             k = tuple(int(x) for x in spec.split(":", 1)[1].split(","))
         except ValueError:
-            raise UserError(f"--abstraction {spec!r}: expected synthetic:K0,K1,...") from None
+            raise ParameterError(f"`abstraction` {spec!r}: expected synthetic:K0,K1,...") from None
         if not 1 <= len(k) <= 4 or min(k) < 1 or any(k[r + 1] % k[r] for r in range(len(k) - 1)):
-            raise UserError(f"--abstraction {spec!r}: 1..4 positive counts, each a multiple "
-                            "of the one before")
+            raise ParameterError(f"`abstraction` {spec!r}: 1..4 positive counts, each a "
+                                 "multiple of the one before")
         return synthetic_buckets(k, n_rounds=len(k), name=spec.replace(":", "-").replace(",", "-"))
     return load_buckets(spec, ddir)
 
@@ -87,87 +87,85 @@ class HoldemSolveOptions:
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 
 
-def _sampler_options(args: HoldemSolveOptions) -> tuple[str, dict]:
+def _sampler_options(options: HoldemSolveOptions) -> tuple[str, dict]:
     """The sampler and its keyword options, checked (one-line errors)."""
-    sampler = args.sampler or DEFAULT_SAMPLER
+    sampler = options.sampler or DEFAULT_SAMPLER
     if sampler not in SAMPLERS:
-        raise UserError(f"--sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
-    opts = {k: v for k, v in (("regret", args.regret), ("averaging", args.averaging),
-                              ("hands", args.hands_per_board)) if v is not None}
+        raise ParameterError(f"`sampler` must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
+    opts = {k: v for k, v in (("regret", options.regret), ("averaging", options.averaging),
+                              ("hands", options.hands_per_board)) if v is not None}
     if sampler == "chance" and opts:
-        raise UserError("--regret, --averaging and --hands-per-board apply to --sampler public "
-                        "(chance sampling is CFR+ with linear averaging, one deal at a time)")
+        raise ParameterError("`regret`, `averaging` and `hands_per_board` apply to `sampler` "
+                             "public (chance sampling is CFR+ with linear averaging, one deal "
+                             "at a time)")
     try:
         check_settings(opts.get("regret", PCS_REGRET), opts.get("averaging", PCS_AVERAGING),
                        opts.get("hands", PCS_HANDS),
-                       names={"regret": "--regret", "averaging": "--averaging",
-                              "hands": "--hands-per-board"})
+                       names={"regret": "`regret`", "averaging": "`averaging`",
+                              "hands": "`hands_per_board`"})
     except ValueError as exc:
-        raise UserError(str(exc)) from None
+        raise ParameterError(str(exc)) from None
     return sampler, opts
 
 
-def make_solver(args: HoldemSolveOptions, tree, buckets):
-    """The solver ``args`` ask for."""
-    sampler, opts = _sampler_options(args)
-    return SAMPLERS[sampler](tree, buckets, seed=args.seed, threads=args.threads, **opts)
+def make_solver(options: HoldemSolveOptions, tree, buckets):
+    """The solver ``options`` ask for."""
+    sampler, opts = _sampler_options(options)
+    return SAMPLERS[sampler](tree, buckets, seed=options.seed, threads=options.threads, **opts)
 
 
-def algorithm_label(args: HoldemSolveOptions) -> str:
+def algorithm_label(options: HoldemSolveOptions) -> str:
     """``cfr+`` (chance sampling) or ``pcs-<regret>``, then ``-<averaging>`` unless linear,
     then ``-h<M>`` when it keeps M hands per board (the default 64 included; every hand, the
     paper's PCS, has no suffix): names and catalog rows. The default is ``pcs-plus-h64``
     (until regret-matching+ became the default, ``pcs-h64`` meant linear CFR: such runs
     resume, with their own settings, by ``--name``)."""
-    if (args.sampler or DEFAULT_SAMPLER) == "chance":
+    if (options.sampler or DEFAULT_SAMPLER) == "chance":
         return "cfr+"
-    regret, averaging = args.regret or PCS_REGRET, args.averaging or PCS_AVERAGING
-    hands = PCS_HANDS if args.hands_per_board is None else args.hands_per_board
+    regret, averaging = options.regret or PCS_REGRET, options.averaging or PCS_AVERAGING
+    hands = PCS_HANDS if options.hands_per_board is None else options.hands_per_board
     # "linear" by name, not PCS_AVERAGING: a name must not change meaning with a default
     return (f"pcs-{regret}" + ("" if averaging == "linear" else f"-{averaging}")
             + (f"-h{hands}" if 0 < hands < BOARD_HANDS else ""))
 
 
-def _settings_of_checkpoint(args: HoldemSolveOptions, ckpt: Path) -> HoldemSolveOptions:
+def _settings_of_checkpoint(options: HoldemSolveOptions, ckpt: Path) -> HoldemSolveOptions:
     """A resumed run keeps its sampler and settings unless they are given again."""
     try:
         state = json.loads((ckpt / "state.json").read_text())
     except (OSError, ValueError) as exc:
         raise UserError(f"cannot read checkpoint {ckpt}: {exc}") from None
-    sampler = args.sampler or state.get("sampler", SETTING_BEFORE["sampler"])
-    hands = args.hands_per_board
+    sampler = options.sampler or state.get("sampler", SETTING_BEFORE["sampler"])
+    hands = options.hands_per_board
     if hands is None and sampler == "public":  # written before --hands-per-board: every hand
         hands = state.get("hands", SETTING_BEFORE["hands"])
-    return replace(args, sampler=sampler, regret=args.regret or state.get("regret"),
-                   averaging=args.averaging or state.get("averaging"), hands_per_board=hands)
+    return replace(options, sampler=sampler, regret=options.regret or state.get("regret"),
+                   averaging=options.averaging or state.get("averaging"), hands_per_board=hands)
 
 
-def solve_holdem(args: HoldemSolveOptions, data_dir: Path) -> int:
+def solve_holdem(options: HoldemSolveOptions, data_dir: Path) -> int:
     """Solve limit Texas Hold'em on an abstraction with CFR+, checkpointing and evaluating
     every ``checkpoint_minutes``; store the strategy (table, weights, run.json, catalog row)
     in ``data_dir``."""
-    if not args.abstraction:
-        raise UserError("--game holdem needs --abstraction NAME (see `cli.py abstractions`)")
-    if args.algorithm != "cfr+":
-        raise UserError("--game holdem is solved with --algorithm cfr+ (choose the sampler "
-                        "with --sampler)")
-    for flag in ("iterations", "threads", "max_bets"):
-        v = getattr(args, flag)
-        if v is not None and v < 1:
-            raise UserError(f"--{flag.replace('_', '-')} must be at least 1")
-
-    check_positive_finite(args, "time_limit", "checkpoint_minutes")
-    if args.clock not in CLOCKS:
-        raise UserError(f"--clock must be one of {', '.join(CLOCKS)}, got {args.clock!r}")
-    clock = CLOCKS[args.clock]
-    unit = "CPU s" if args.clock == "cpu" else "s"
-    if args.lbr_deals < 0 or args.h2h_deals < 1 or args.lbr_boards < 0:
-        raise UserError("--lbr-deals and --lbr-boards must be >= 0 and --h2h-deals >= 1")
+    if not options.abstraction:
+        raise ParameterError("holdem needs an `abstraction` NAME (see `cli.py abstractions`)")
+    if options.algorithm != "cfr+":
+        raise ParameterError("holdem is solved with `algorithm` cfr+ (choose the `sampler`)")
+    check_at_least(1, iterations=options.iterations, threads=options.threads,
+                   max_bets=options.max_bets)
+    check_positive_finite(time_limit=options.time_limit,
+                          checkpoint_minutes=options.checkpoint_minutes)
+    if options.clock not in CLOCKS:
+        raise ParameterError(f"`clock` must be one of {', '.join(CLOCKS)}, got {options.clock!r}")
+    clock = CLOCKS[options.clock]
+    unit = "CPU s" if options.clock == "cpu" else "s"
+    if options.lbr_deals < 0 or options.h2h_deals < 1 or options.lbr_boards < 0:
+        raise ParameterError("`lbr_deals` and `lbr_boards` must be >= 0 and `h2h_deals` >= 1")
     ddir = Path(data_dir)
 
     check_catalog(ddir)
-    label = algorithm_label(args)
-    name = args.name or (f"holdem-{args.abstraction.replace(':', '-').replace(',', '-')}-"
+    label = algorithm_label(options)
+    name = options.name or (f"holdem-{options.abstraction.replace(':', '-').replace(',', '-')}-"
                          f"{label}")
 
     if not _NAME.match(name):
@@ -176,21 +174,21 @@ def solve_holdem(args: HoldemSolveOptions, data_dir: Path) -> int:
         if not mine:
             raise UserError(f"another solve of {name!r} is running in this data directory "
                             "(wait for it, or stop it: it checkpoints on Ctrl-C)")
-        return _solve_locked(args, ddir, name, label, clock, unit)
+        return _solve_locked(options, ddir, name, label, clock, unit)
 
 
-def _solve_locked(args: HoldemSolveOptions, ddir: Path, name: str, label: str, clock,
+def _solve_locked(options: HoldemSolveOptions, ddir: Path, name: str, label: str, clock,
                   unit: str) -> int:
     """:func:`solve_holdem` once it holds the run's lock (one solve per name at a time)."""
     ckpt = ddir / "strategies" / name / "checkpoint"
-    if args.resume and not (ckpt / "state.json").exists():
-        raise UserError(f"no checkpoint to resume for {name!r} ({ckpt}; a finished run keeps "
-                        "its checkpoint only when solved with --keep-checkpoint)")
-    if args.resume:
-        args = _settings_of_checkpoint(args, ckpt)
-        label = algorithm_label(args)
-    _sampler_options(args)  # before the lookups load (minutes at full size)
-    run = _HoldemRun(args, ddir, name, label, clock, unit)
+    if options.resume and not (ckpt / "state.json").exists():
+        raise ParameterError(f"no checkpoint to resume for {name!r} ({ckpt}; a finished run "
+                             "keeps its checkpoint only when solved with `keep_checkpoint`)")
+    if options.resume:
+        options = _settings_of_checkpoint(options, ckpt)
+        label = algorithm_label(options)
+    _sampler_options(options)  # before the lookups load (minutes at full size)
+    run = _HoldemRun(options, ddir, name, label, clock, unit)
     run.solve()
     return run.finish()
 
@@ -204,21 +202,21 @@ class _HoldemRun:
     grid; :meth:`finish` stores the strategy.
     """
 
-    def __init__(self, args: HoldemSolveOptions, ddir: Path, name: str, label: str, clock,
+    def __init__(self, options: HoldemSolveOptions, ddir: Path, name: str, label: str, clock,
                  unit: str):
-        self.args, self.ddir, self.name, self.label = args, ddir, name, label
+        self.options, self.ddir, self.name, self.label = options, ddir, name, label
         self.clock, self.unit = clock, unit
         self.out_dir = ddir / "strategies" / name
         self.ckpt = self.out_dir / "checkpoint"
         self.wall0 = time.time()
         t0 = time.perf_counter()
-        self.buckets = _buckets(args.abstraction, ddir)
+        self.buckets = _buckets(options.abstraction, ddir)
         load_seconds = time.perf_counter() - t0
         self.tree = build_tree(HoldemRules(n_rounds=self.buckets.n_rounds,
-                                           max_bets=args.max_bets))
-        self.solver = make_solver(args, self.tree, self.buckets)
+                                           max_bets=options.max_bets))
+        self.solver = make_solver(options, self.tree, self.buckets)
         self.log, self.solve_seconds = [], 0.0
-        if args.resume:
+        if options.resume:
             self._resume()
         self._announce(load_seconds)
         # Wall seconds of what is not solving, named in the final summary (issue 47).
@@ -226,10 +224,11 @@ class _HoldemRun:
 
     def _resume(self) -> None:
         """The solver's arrays, the log and the solving seconds from the run's checkpoint."""
-        args, name = self.args, self.name
-        if ":" not in args.abstraction:  # a stored abstraction, not synthetic:K0,K1,...
+        options, name = self.options, self.name
+        if ":" not in options.abstraction:  # a stored abstraction, not synthetic:K0,K1,...
             refuse_stale_checkpoint(self.ckpt / "state.json",
-                                    built_at(args.abstraction, self.ddir), name, args.abstraction)
+                                    built_at(options.abstraction, self.ddir), name,
+                                    options.abstraction)
         try:
             state = self.solver.load(self.ckpt)
         except (ValueError, KeyError, OSError) as exc:
@@ -249,14 +248,14 @@ class _HoldemRun:
     def state(self) -> dict:
         """What a checkpoint records beside the arrays."""
         return {"log": self.log, "solve_seconds": self.solve_seconds,
-                "spec": self.args.abstraction}
+                "spec": self.options.abstraction}
 
     def checkpoint(self) -> None:
         """Save the solver's state (and, with ``--keep-averages``, this average strategy)."""
         tc = time.perf_counter()
         solver = self.solver
         solver.save(self.ckpt, self.state())
-        if self.args.keep_averages:
+        if self.options.keep_averages:
             _atomic_npy(self.ckpt / f"average-{solver.iteration_}.npy", solver.average_)
         self.overhead["checkpointing"] += time.perf_counter() - tc
 
@@ -264,17 +263,17 @@ class _HoldemRun:
         """The average strategy against the baselines (duplicate matches) and its LBR bound,
         appended to the log as one entry, which is returned."""
         te = time.perf_counter()
-        args, tree, buckets, solver = self.args, self.tree, self.buckets, self.solver
+        options, tree, buckets, solver = self.options, self.tree, self.buckets, self.solver
         pol = Policy.table(self.name, tree, buckets, solver.average_)
         entry = {"iterations": solver.iteration_, "solve_seconds": round(self.solve_seconds, 1),
-                 "clock": args.clock, "wall_seconds": round(time.time() - self.wall0, 1)}
+                 "clock": options.clock, "wall_seconds": round(time.time() - self.wall0, 1)}
         seed = 1000 + len(self.log)
         for base, make in (("always_call", Policy.always_call),
                            ("always_raise", Policy.always_raise)):
-            e = duplicate_match(tree, pol, make(tree, buckets), args.h2h_deals, seed=seed)
+            e = duplicate_match(tree, pol, make(tree, buckets), options.h2h_deals, seed=seed)
             entry[f"vs_{base}_mbb"] = round(e.mean, 2)
             entry[f"vs_{base}_hw"] = round(e.half_width, 2)
-        lbr = lbr_estimate(tree, pol, args.lbr_deals, args.lbr_boards, seed)
+        lbr = lbr_estimate(tree, pol, options.lbr_deals, options.lbr_boards, seed)
         if lbr is not None:
             (lbr, s0, s1), lbr_unit = lbr
             entry.update(lbr_mbb=round(lbr.mean, 2), lbr_hw=round(lbr.half_width, 2),
@@ -290,11 +289,11 @@ class _HoldemRun:
         (totals, a resumed run's earlier ones included; 100,000 iterations if neither),
         evaluating and checkpointing every ``--checkpoint-minutes``. Ctrl-C / SIGTERM finish
         the chunk, checkpoint and raise KeyboardInterrupt."""
-        args, solver = self.args, self.solver
-        limit = args.time_limit
-        target = args.iterations if args.iterations is not None else (
+        options, solver = self.options, self.solver
+        limit = options.time_limit
+        target = options.iterations if options.iterations is not None else (
             None if limit is not None else 100_000)
-        every = args.checkpoint_minutes * 60.0
+        every = options.checkpoint_minutes * 60.0
         bar = self._progress_bar(limit, target)
         # checkpoints stay on the --checkpoint-minutes grid when a run resumes from between two
         chunk, last_ckpt = solver.first_chunk, (self.solve_seconds // every) * every
@@ -355,22 +354,22 @@ class _HoldemRun:
     def finish(self) -> int:
         """Evaluate the last iterations if not yet, store the strategy, drop the checkpoint
         unless ``--keep-checkpoint`` and print where the time went; the exit status."""
-        args, solver = self.args, self.solver
+        options, solver = self.options, self.solver
         if not self.log or self.log[-1]["iterations"] != solver.iteration_:
             print(_line(self.evaluate()))
-        if args.keep_checkpoint:
+        if options.keep_checkpoint:
             self.checkpoint()
         # Without --keep-checkpoint the last periodic checkpoint stays until the table is
         # stored (a stop while storing resumes from it), then goes: regrets and averages are
         # twice the table's size, and a finished run rarely continues.
         ts = time.perf_counter()
         rc = _store(self.ddir, self.name, self.out_dir, self.tree, self.buckets, solver,
-                    self.log, self.solve_seconds, time.time() - self.wall0, args)
+                    self.log, self.solve_seconds, time.time() - self.wall0, options)
         self.overhead["storing"] = time.perf_counter() - ts
-        if not args.keep_checkpoint:
+        if not options.keep_checkpoint:
             _remove_checkpoint(self.ckpt)
         _summary(self.name, self.out_dir, time.time() - self.wall0, self.solve_seconds,
-                 self.unit, self.overhead, kept=args.keep_checkpoint)
+                 self.unit, self.overhead, kept=options.keep_checkpoint)
         return rc
 
 
@@ -418,15 +417,15 @@ def _line(e: dict) -> str:
     return s
 
 
-def _store(ddir, name, out_dir, tree, buckets, solver, log, solve_seconds, wall, args) -> int:
+def _store(ddir, name, out_dir, tree, buckets, solver, log, solve_seconds, wall, options) -> int:
     _atomic_npy(out_dir / "average.npy", solver.average_)
-    meta = {"abstraction": buckets.name, "spec": args.abstraction,
+    meta = {"abstraction": buckets.name, "spec": options.abstraction,
             "n_buckets": list(buckets.n_buckets),
             "max_bets": tree.rules.max_bets, "iterations": solver.iteration_,
-            "solve_seconds": round(solve_seconds, 1), "clock": args.clock,
-            "threads": args.threads, "seed": args.seed,
-            "lbr_deals": args.lbr_deals, "lbr_boards": args.lbr_boards,
-            "h2h_deals": args.h2h_deals, **solver.settings(),
+            "solve_seconds": round(solve_seconds, 1), "clock": options.clock,
+            "threads": options.threads, "seed": options.seed,
+            "lbr_deals": options.lbr_deals, "lbr_boards": options.lbr_boards,
+            "h2h_deals": options.h2h_deals, **solver.settings(),
             "log": log}
     tmp = out_dir / ".run.json.tmp"
     tmp.write_text(json.dumps(meta, indent=1))
@@ -435,9 +434,9 @@ def _store(ddir, name, out_dir, tree, buckets, solver, log, solve_seconds, wall,
     path = out_dir / "strategy.parquet"
     digest = write_strategy_table(path, name, tree, buckets, solver.average_, solver.offset_)
     pol = Policy.table(name, tree, buckets, solver.average_)
-    value = seat_value(tree, pol, pol, sample_deals(args.h2h_deals, 99))
+    value = seat_value(tree, pol, pol, sample_deals(options.h2h_deals, 99))
     abstraction = None if buckets.name.startswith("synthetic") else buckets.name
-    label = algorithm_label(args)
+    label = algorithm_label(options)
     record_run(ddir, name, "holdem", abstraction, label, solver.iteration_, wall, None, None,
                value, path, digest)
     print(f"{name}: game=holdem abstraction={buckets.name} algorithm={label} "
@@ -571,12 +570,12 @@ def evaluate_run(path: Path, data_dir: Path, lbr_boards: int | None, lbr_deals: 
     LBR bound and duplicate results against the baselines, over the numbers of deals
     (boards) given, else those its solve run used (fresh seeds); with ``tau``, of the
     strategy thresholded at ``tau`` (``load_policy``'s ``~TAU``). Each line goes to ``report``."""
-    for flag, v in (("--lbr-boards", lbr_boards), ("--lbr-deals", lbr_deals),
-                    ("--h2h-deals", h2h_deals)):
-        if v is not None and v < (2 if flag == "--h2h-deals" else 0):
-            raise UserError(f"{flag} must be at least {2 if flag == '--h2h-deals' else 0}, got {v}")
+    check_at_least(0, lbr_boards=lbr_boards, lbr_deals=lbr_deals)
+    check_at_least(2, h2h_deals=h2h_deals)
+    for name, v in (("lbr_boards", lbr_boards), ("lbr_deals", lbr_deals),
+                    ("h2h_deals", h2h_deals)):
         if v is not None and v > MAX_SAMPLES:  # before any evaluation runs
-            raise UserError(f"{flag} must be at most {MAX_SAMPLES:,}, got {v:,}")
+            raise ParameterError(f"`{name}` must be at most {MAX_SAMPLES:,}, got {v:,}")
     ddir = Path(data_dir)
     name = path.parent.name
     cache: dict = {}
