@@ -113,12 +113,9 @@ ENV_VARIABLE = re.compile(r"POKER_[A-Z_]+")
 #: A command-line flag (``--jobs``), or the start of one built from a name (``f"--{name}"``).
 FLAG = re.compile(r"(?<![\w-])--(?:[a-z][a-z0-9-]*|$)")
 
-#: Library modules that still fail the checks below, being fixed on the typed-options branch
-#: (abstraction.build packs its parameters into a SimpleNamespace; abstraction's errors name
-#: flags): listed by name so that nothing else can join them. The lead empties this set once
-#: that branch is merged.
-PENDING = {"abstraction/build.py", "abstraction/methods.py", "abstraction/store.py",
-           "abstraction/strategy_features.py"}
+#: Library modules allowed to fail the checks below while being fixed (listed by name so that
+#: nothing else can join them); empty since the typed abstraction options (issue 48).
+PENDING: set[str] = set()
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
