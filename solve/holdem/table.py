@@ -13,8 +13,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from schema.storage import AtomicFile
-from schema.strategy import (STRATEGY_WEIGHT_SCHEMA, TRAINING, seat_name, training_codes,
-                             with_format)
+from schema.strategy import (PROBABILITY_DTYPE, STRATEGY_WEIGHT_SCHEMA, TRAINING, seat_name,
+                             training_codes, with_format)
 
 from solve.holdem.buckets import HoldemBuckets
 from solve.holdem.game import BettingTree
@@ -52,13 +52,16 @@ _CHUNK_ELEMENTS = 1 << 22
 
 
 def round_weights(tree: BettingTree, buckets: HoldemBuckets, average: np.ndarray,
-                  offset: np.ndarray):
-    """Yield ``(round, nodes, weights)`` for the whole strategy in storage order: ``weights``
-    is (some buckets of the round, len(nodes)), each entry the average-strategy weight of the
-    information set (node, bucket), the same sums as :func:`infoset_weights`. One sequential
-    pass: the layout is bucket-major (``BettingTree.offsets``), so a block of buckets is one
-    contiguous (buckets, width) slab whose node columns ``np.add.reduceat`` sums."""
-    for r in range(buckets.n_rounds):
+                  offset: np.ndarray, rounds=None):
+    """Yield ``(round, nodes, weights, uniform)`` for the whole strategy in storage order:
+    ``weights`` is (some buckets of the round, len(nodes)), each entry the average-strategy
+    weight of the information set (node, bucket), the same sums as :func:`infoset_weights`;
+    ``uniform`` (same shape) whether its average strategy is the uniform default at the table's
+    precision (``schema.strategy.uniform_default``; also where the weight is 0, as the table
+    stores it). One sequential pass: the layout is bucket-major (``BettingTree.offsets``), so a
+    block of buckets is one contiguous (buckets, width) slab whose node columns
+    ``np.add.reduceat`` sums. ``rounds``: only those (0-based), else all."""
+    for r in (range(buckets.n_rounds) if rounds is None else rounds):
         nodes = np.array([n for n in tree.decision_nodes() if int(tree.round[n]) == r],
                          dtype=np.int64)
         if not len(nodes):
@@ -66,20 +69,30 @@ def round_weights(tree: BettingTree, buckets: HoldemBuckets, average: np.ndarray
         nodes = nodes[np.argsort(offset[nodes, 0], kind="stable")]
         base, width, kb = int(offset[nodes[0], 0]), int(offset[nodes[0], 1]), buckets.n_buckets[r]
         starts = offset[nodes, 0] - base
+        k = tree.nact[nodes].astype(np.int64)
+        # per column: its node's index and the float32 1/k a uniform average stores there
+        col_node = np.repeat(np.arange(len(nodes)), k)
+        col_uniform = (1.0 / np.repeat(k, k)).astype(PROBABILITY_DTYPE)
         slab = np.asarray(average[base:base + kb * width]).reshape(kb, width)
         step = max(1, _CHUNK_ELEMENTS // max(width, 1))
         for b0 in range(0, kb, step):
             block = slab[b0:b0 + step].astype(np.float64)
-            yield r, nodes, np.add.reduceat(block, starts, axis=1)
+            w = np.add.reduceat(block, starts, axis=1)
+            total = w[:, col_node]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                prob = np.where(total > 0, block / np.where(total > 0, total, 1.0), col_uniform)
+            same = prob.astype(PROBABILITY_DTYPE) == col_uniform
+            yield r, nodes, w, np.logical_and.reduceat(same, starts, axis=1)
 
 
 def round_means(tree: BettingTree, buckets: HoldemBuckets, average: np.ndarray,
-                offset: np.ndarray) -> np.ndarray:
+                offset: np.ndarray, rounds=None) -> np.ndarray:
     """Per round, the mean weight of its information sets with positive weight (the scale of
-    ``schema.strategy.training_codes``); one pass over the weights."""
+    ``schema.strategy.training_codes``); one pass over the weights (of ``rounds`` only if
+    given: NaN for the others)."""
     total = np.zeros(buckets.n_rounds)
     count = np.zeros(buckets.n_rounds)
-    for r, _, w in round_weights(tree, buckets, average, offset):
+    for r, _, w, _ in round_weights(tree, buckets, average, offset, rounds):
         total[r] += w[w > 0].sum()
         count[r] += int((w > 0).sum())
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -89,23 +102,55 @@ def round_means(tree: BettingTree, buckets: HoldemBuckets, average: np.ndarray,
 def training_counts(tree: BettingTree, buckets: HoldemBuckets, average: np.ndarray,
                     offset: np.ndarray) -> list[dict]:
     """One row per round (numbered from 1) and seat (named): information sets, how many are
-    never trained (weight 0) and barely trained (``schema.strategy.BARELY_TRAINED``), and the
-    round's mean weight."""
+    never trained (weight 0, or an average still the uniform start: ``schema.strategy``; of
+    those, ``uniform start`` the ones with positive weight) and barely trained
+    (``schema.strategy.BARELY_TRAINED``), and the round's mean weight."""
     mean = round_means(tree, buckets, average, offset)
     rows = {}
-    for r, nodes, w in round_weights(tree, buckets, average, offset):
-        code = training_codes(w, mean[r])
+    for r, nodes, w, uniform in round_weights(tree, buckets, average, offset):
+        code = training_codes(w, mean[r], uniform)
         for p in (0, 1):
             mine = tree.player[nodes] == p
             if not mine.any():
                 continue
             row = rows.setdefault((r, p), {"round": r + 1, "seat": seat_name(p, blinds=True),
                                            "infosets": 0, "never trained": 0,
-                                           "barely trained": 0, "mean weight": float(mean[r])})
+                                           "uniform start": 0, "barely trained": 0,
+                                           "mean weight": float(mean[r])})
             row["infosets"] += int(code[:, mine].size)
             for c in (1, 2):
                 row[TRAINING[c]] += int((code[:, mine] == c).sum())
+            row["uniform start"] += int((uniform[:, mine] & (w[:, mine] > 0)).sum())
     return [rows[k] for k in sorted(rows)]
+
+
+def stored_round_mean(path: Path, weights_file: Path, size: int, rnd: int) -> float | None:
+    """Round ``rnd``'s (0-based) mean weight as :func:`write_strategy_table` stored it in the
+    table at ``path`` (``round_mean_weight``, the same on every row of the round; NaN where it
+    is NULL), read from one row group -- or None when the table cannot vouch for weights file
+    ``weights_file`` of ``size`` entries: missing, older than the weights (a run writes
+    ``average.npy`` first, then the table from it), not one row per weight, or written before
+    the column existed."""
+    try:
+        if path.stat().st_mtime_ns < weights_file.stat().st_mtime_ns:
+            return None
+        f = pq.ParquetFile(path)
+    except (OSError, pa.ArrowException):
+        return None
+    names = f.schema_arrow.names
+    if f.metadata.num_rows != size or "round_mean_weight" not in names:
+        return None
+    col = f.metadata.schema.names.index("round")
+    for g in range(f.metadata.num_row_groups):
+        st = f.metadata.row_group(g).column(col).statistics
+        if st is not None and st.has_min_max and not st.min <= rnd <= st.max:
+            continue
+        t = f.read_row_group(g, columns=["round", "round_mean_weight"])
+        hit = np.flatnonzero(t.column("round").to_numpy() == rnd)
+        if len(hit):
+            v = t.column("round_mean_weight")[int(hit[0])].as_py()
+            return float("nan") if v is None else float(v)
+    return None
 
 
 def write_strategy_table(path: Path, name: str, tree: BettingTree, buckets: HoldemBuckets,
@@ -133,8 +178,9 @@ def write_strategy_table(path: Path, name: str, tree: BettingTree, buckets: Hold
             w = average[idx].astype(np.float64)
             s = w.sum(axis=1, keepdims=True)
             # float32 precision, like the weights: compresses to ~6 bytes a row, not 8
+            # (schema.strategy.PROBABILITY_DTYPE, which the uniform-default rule reads at)
             prob = np.where(s > 0, w / np.where(s > 0, s, 1), 1.0 / k).ravel()
-            prob = prob.astype(np.float32).astype(np.float64)
+            prob = prob.astype(PROBABILITY_DTYPE).astype(np.float64)
             m = kb * k
             weight = np.repeat(s.ravel(), k)
             names = tree.action_names(n)
