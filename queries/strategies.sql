@@ -26,10 +26,10 @@ WITH stored AS (
 ), marked AS (
     SELECT *, NULL::BOOLEAN AS uniform_start FROM stored WHERE game <> 'holdem'
     UNION ALL
-    SELECT *, weight > 0 AND max(probability) OVER infoset = min(probability) OVER infoset
+    SELECT *, h.weight > 0 AND max(h.probability) OVER infoset = min(h.probability) OVER infoset
         AS uniform_start
-    FROM stored WHERE game = 'holdem'
-    WINDOW infoset AS (PARTITION BY strategy, round, player, history, cards)
+    FROM stored AS h WHERE h.game = 'holdem'
+    WINDOW infoset AS (PARTITION BY h.strategy, h.round, h.player, h.history, h.cards)
 )
 SELECT * EXCLUDE (uniform_start)
          REPLACE (CAST(round + 1 AS TINYINT) AS round, CAST(player + 1 AS TINYINT) AS player),
