@@ -15,8 +15,11 @@
 -- NULL). The empty SELECT names the newer columns so that the view also works over old tables
 -- only. The uniform test is a window over the information set's rows, holdem rows only (the
 -- other games' solvers can answer with an exactly uniform strategy); a query filtering on
--- strategy, round, history or cards has the filter pushed below it, so it reads only those
--- rows (strategy_at on pa-5min: BENCHMARKS.md).
+-- strategy, round, history and cards has the filters pushed below it and reads only those rows
+-- (strategy_at on pa-5min: 0.1 s, as before), but a query over a whole round of a full-size
+-- holdem strategy pays for the window: counting pa-5min's turn rows by training took 15 s
+-- before it and did not finish in 12 minutes with it (BENCHMARKS.md, "one look-up from the
+-- command line"); `evaluate` counts them in one pass over the weights instead.
 CREATE OR REPLACE VIEW strategies AS
 WITH stored AS (
     SELECT * FROM strategy_rows

@@ -11,7 +11,9 @@ from 1) and how well the solver trained it: ``weight`` is the average-strategy w
 information set received (``schema.strategy``: the accumulator's sum over its actions, or the
 own reach of an LP's plan), ``reached`` whether it is positive, and ``training`` one of
 "trained", "never trained" (weight 0: the probabilities are the uniform default the table
-stores, no advice), "barely trained" (below ``schema.strategy.BARELY_TRAINED`` = 1% of the mean
+stores, no advice; in Texas Hold'em also an average still exactly the uniform start,
+``schema.strategy.uniform_default``: weight gathered only while regret matching played the
+spot uniformly, so the probabilities are the default too), "barely trained" (below ``schema.strategy.BARELY_TRAINED`` = 1% of the mean
 weight of the round's trained information sets, ``weight_threshold``: an average of a few
 early iterations) or "unknown" (a table written before weights were stored); ``trained`` is
 True only for "trained" (None when unknown).
@@ -24,7 +26,8 @@ Kuhn ``J``, ``Q``, ``K``).
 Games defined by limit poker rules (Kuhn, Leduc, Rhode Island Hold'em real and abstracted,
 plug-ins: ``solve.games.registry``) and limit Texas Hold'em on an abstraction (the bucket of
 each round from the abstraction's tables through the canonical hand index, as the solver
-looks them up, the weights read from the run's ``average.npy``) are supported; every bad
+looks them up, the weights read from the run's ``average.npy``; :func:`lookup`, one look-up,
+reads only the hand's rows of the abstraction's tables) are supported; every bad
 input (unknown card, a repeated card, the wrong number of cards, an illegal history, a board that does not match the
 history's round, a history after which nobody acts) is a one-line :class:`UserError`.
 """

@@ -269,10 +269,10 @@ class HandBuckets:
     """The buckets of one hand at a time of a stored abstraction whose river buckets are
     equity ranges (every method but ``ochs``), reading only that hand's rows: per round its
     canonical index (``HandIndexer`` of ``GROUPS``, the index the solver's kernel computes),
-    the row of ``round<r>.parquet`` with that ``hand`` (the files are sorted by hand, so the
-    filter skips every other row group), and on the river ``lut[turn bucket, key]`` with the
-    hand's key ``2*wins + ties`` from the one ``equity_river`` partition of its board (the
-    rule of ``HoldemBuckets.lookup``). For one look-up; many look-ups load the whole
+    the row of ``round<r>.parquet`` with that ``hand`` (the files are sorted by hand: the row
+    group statistics name the one row group to read), and on the river ``lut[turn bucket,
+    key]`` with the hand's key ``2*wins + ties`` from the one ``equity_river`` partition of its
+    board (the rule of ``HoldemBuckets.lookup``). For one look-up; many look-ups load the whole
     abstraction once (``load_buckets``)."""
 
     def __init__(self, name: str, data_dir):
@@ -280,10 +280,17 @@ class HandBuckets:
         if method == "ochs":
             raise ValueError(f"abstraction {name!r} is ochs: its river buckets are clusters "
                              "of river codes, not equity ranges (use load_buckets)")
-        th, parents = _thresholds(name, path)
-        self.river = th[th["round"] == 3]
+        try:
+            # ParquetFile, not read_table: that would import pyarrow.dataset (0.4 s)
+            t = pq.ParquetFile(path / "thresholds.parquet").read()
+            th = {c: t.column(c).to_numpy() for c in ("round", "parent_bucket", "bucket",
+                                                        "min_equity", "max_equity")}
+        except (OSError, KeyError, pa.ArrowException) as exc:
+            raise UserError(f"abstraction {name!r}: cannot read its tables ({exc})") from None
+        river = th["round"] == 3
+        self.river = {c: v[river] for c, v in th.items()}
         self.name, self.path, self.data_dir = name, path, data_dir
-        self.n_buckets = tuple(len(p) for p in parents) + (len(self.river),)
+        self.n_buckets = tuple(int((th["round"] == r).sum()) for r in range(4))
 
     @property
     def n_rounds(self) -> int:
@@ -298,18 +305,16 @@ class HandBuckets:
         for r in range(min(rnd, 2) + 1):
             idx = HandIndexer(GROUPS[r]).index(cards[:sum(GROUPS[r])])
             try:
-                t = pq.read_table(self.path / f"round{r}.parquet", columns=["bucket"],
-                                  filters=[("hand", "==", idx)])
-            except (OSError, KeyError) as exc:
+                row = row_where(self.path / f"round{r}.parquet", "hand", idx, ["bucket"])
+            except (OSError, pa.ArrowException) as exc:
                 raise UserError(f"abstraction {self.name!r}: cannot read its tables ({exc})"
                                 ) from None
-            if t.num_rows != 1:
+            if row is None:
                 raise UserError(f"abstraction {self.name!r} holds no round {r + 1} bucket for "
                                 "this hand")
-            out[r] = t.column("bucket")[0].as_py()
+            out[r] = row["bucket"]
         if rnd == 3:
-            key = river_key_of(self.data_dir, HandIndexer(GROUPS[3]).index(cards),
-                               board)
+            key = river_key_of(self.data_dir, HandIndexer(GROUPS[3]).index(cards), board)
             out[3] = self.river_row(int(out[2]))[key]
         return out
 
@@ -318,13 +323,32 @@ class HandBuckets:
         under imperfect recall every turn bucket's row is the same)."""
         th = self.river
         par = np.asarray(th["parent_bucket"], np.int64)
-        mine = th if len(par) and (par < 0).all() else th[par == turn_bucket]
-        bucket = np.asarray(mine["bucket"], np.int64)
+        mine = np.ones(len(par), bool) if len(par) and (par < 0).all() else par == turn_bucket
+        bucket = np.asarray(th["bucket"], np.int64)[mine]
         # as one turn bucket of local bucket numbers, mapped back
-        one = {"bucket": np.arange(len(bucket)), "min_equity": np.asarray(mine["min_equity"]),
-               "max_equity": np.asarray(mine["max_equity"]),
-               "parent_bucket": np.where(np.asarray(mine["parent_bucket"]) < 0, -1, 0)}
+        one = {"bucket": np.arange(len(bucket)), "min_equity": th["min_equity"][mine],
+               "max_equity": th["max_equity"][mine],
+               "parent_bucket": np.where(par[mine] < 0, -1, 0)}
         return bucket[river_lut(one, 1)[0][0]]
+
+
+def row_where(path: Path, column: str, value: int, columns: list[str],
+              verify: bool = False) -> dict | None:
+    """``columns`` of the first row of Parquet file ``path`` whose ``column`` is ``value``
+    (None if none), reading only the row groups whose statistics can hold it (page checksums
+    verified with ``verify``)."""
+    f = pq.ParquetFile(path, page_checksum_verification=verify)
+    col = f.metadata.schema.names.index(column)
+    for g in range(f.metadata.num_row_groups):
+        st = f.metadata.row_group(g).column(col).statistics
+        if st is not None and st.has_min_max and not st.min <= value <= st.max:
+            continue
+        hit = np.flatnonzero(f.read_row_group(g, columns=[column]).column(0).to_numpy()
+                             == value)
+        if len(hit):
+            t = f.read_row_group(g, columns=columns).slice(int(hit[0]), 1)
+            return {c: t.column(c)[0].as_py() for c in columns}
+    return None
 
 
 def river_key_of(data_dir, idx: int, board: list[int]) -> int:
@@ -342,13 +366,13 @@ def river_key_of(data_dir, idx: int, board: list[int]) -> int:
                   and board_range(5, n, k)[0] <= b < board_range(5, n, k)[1]), None)
     for key in ([first] if first else []) + [k for k in sorted(files) if k != first]:
         try:
-            t = pq.read_table(files[key], columns=["wins", "ties"], filters=[("idx", "==", idx)],
-                              page_checksum_verification=True)
+            row = row_where(files[key], "idx", idx, ["wins", "ties"], verify=True)
         except (OSError, pa.ArrowException) as exc:
             raise storage.DamagedPartitionError(
-                f"damaged partition {files[key]}: {first_line(exc)} (rebuild: cli.py etl --refresh)") from exc
-        if t.num_rows:
-            return 2 * int(t.column("wins")[0].as_py()) + int(t.column("ties")[0].as_py())
+                f"damaged partition {files[key]}: {first_line(exc)} (rebuild: cli.py etl "
+                "--refresh)") from exc
+        if row is not None:
+            return 2 * int(row["wins"]) + int(row["ties"])
     raise UserError(f"equity_river holds no row for river hand {idx}: run `cli.py etl "
                     "--tables equity_river`")
 
