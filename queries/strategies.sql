@@ -12,27 +12,25 @@
 -- schema.strategy.uniform_default), 'barely trained' below 0.01
 -- (schema.strategy.BARELY_TRAINED) of its round's mean weight (`round_mean_weight`),
 -- 'trained', or 'unknown' for tables written before weights were stored (their `weight` is
--- NULL). The empty SELECT names the newer columns so that the view also works over old tables
--- only. The uniform test is a window over the information set's rows, holdem rows only (the
--- other games' solvers can answer with an exactly uniform strategy); a query filtering on
--- strategy, round, history and cards has the filters pushed below it and reads only those rows
--- (strategy_at on pa-5min: 0.1 s, as before), but a query over a whole round of a full-size
--- holdem strategy pays for the window: counting pa-5min's turn rows by training took 15 s
--- before it and did not finish in 12 minutes with it (BENCHMARKS.md, "one look-up from the
--- command line"); `evaluate` counts them in one pass over the weights instead.
+-- NULL). The uniform-start test is a column the Hold'em table writer computes
+-- (`uniform_start`, schema.strategy.UNIFORM_START_FIELD: true on every row of an information
+-- set whose weight is positive and whose stored probabilities are all float32(1/k)), so the view
+-- reads it row by row, with no pass over an information set's other rows: a query over a whole
+-- round of a full-size strategy costs what it did before issue 47 (BENCHMARKS.md, "the
+-- strategies view's cost"). Only holdem tables have it (the other games' solvers can answer with
+-- an exactly uniform strategy); it is NULL for them and for holdem tables written before the
+-- column existed, which therefore show only the weight rule here (a still-uniform information
+-- set with positive weight reads 'trained' or 'barely trained'; the look-up library, reading
+-- the weights, says 'never trained'): `python cli.py strategies --upgrade NAME` adds the column
+-- to such a table. The empty SELECT names the newer columns so that the view also works over
+-- old tables only.
 CREATE OR REPLACE VIEW strategies AS
 WITH stored AS (
     SELECT * FROM strategy_rows
     UNION ALL BY NAME
-    SELECT NULL::BOOLEAN AS reached, NULL::DOUBLE AS weight, NULL::DOUBLE AS round_mean_weight
+    SELECT NULL::BOOLEAN AS reached, NULL::DOUBLE AS weight, NULL::DOUBLE AS round_mean_weight,
+           NULL::BOOLEAN AS uniform_start
     WHERE false
-), marked AS (
-    SELECT *, NULL::BOOLEAN AS uniform_start FROM stored WHERE game <> 'holdem'
-    UNION ALL
-    SELECT *, h.weight > 0 AND max(h.probability) OVER infoset = min(h.probability) OVER infoset
-        AS uniform_start
-    FROM stored AS h WHERE h.game = 'holdem'
-    WINDOW infoset AS (PARTITION BY h.strategy, h.round, h.player, h.history, h.cards)
 )
 SELECT * EXCLUDE (uniform_start)
          REPLACE (CAST(round + 1 AS TINYINT) AS round, CAST(player + 1 AS TINYINT) AS player),
@@ -42,4 +40,4 @@ SELECT * EXCLUDE (uniform_start)
             WHEN weight IS NULL THEN 'unknown'
             WHEN weight < 0.01 * coalesce(round_mean_weight, 0) THEN 'barely trained'
             ELSE 'trained' END AS training
-FROM marked;
+FROM stored;

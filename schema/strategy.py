@@ -41,7 +41,11 @@ with AcAd on 2c2d2h facing a bet: weight 33, fold / call / raise 1/3 each). A po
 below :data:`BARELY_TRAINED` times the round's mean is **barely trained**; the rest is
 **trained**. The uniform rule is Hold'em's only: the other tables' solvers (the LP and the
 sequence-form methods, whose weight is a reach probability, and the full-width CFR of the
-compiled games) can return an exactly uniform strategy as their answer. Tables without the
+compiled games) can return an exactly uniform strategy as their answer. A Hold'em table stores
+that test per row (``uniform_start``, :data:`UNIFORM_START_FIELD`), so the SQL views read it
+without a pass over the information set's rows; one written before the column has none (NULL
+in the views: only the weight rule there) until ``cli.py strategies --upgrade NAME`` adds it
+(``solve.holdem.table.upgrade_strategy_table``). Tables without the
 columns (written before issue 47) read as weight unknown: NULL in the views, ``training``
 "unknown" (or "never trained" where ``reached`` is false).
 
@@ -86,6 +90,15 @@ WEIGHT_FIELD = pa.field("weight", pa.float64(), nullable=True)
 ROUND_MEAN_FIELD = pa.field("round_mean_weight", pa.float64(), nullable=True)
 #: what ``solve`` writes since issue 47: ``reached``, ``weight`` and ``round_mean_weight``
 STRATEGY_WEIGHT_SCHEMA = STRATEGY_REACHED_SCHEMA.append(WEIGHT_FIELD).append(ROUND_MEAN_FIELD)
+#: Texas Hold'em tables only: true on every row of an information set whose ``weight`` is
+#: positive and whose stored average strategy is still exactly the uniform start
+#: (:func:`uniform_default`), false on every other row. Computed when the table is written
+#: (``solve.holdem.table``) so that the ``strategies`` view reads it per row, with no pass over
+#: the information set's other rows; Hold'em tables written before it have no such column (the
+#: view shows NULL there; ``solve.holdem.table.upgrade_strategy_table`` adds it).
+UNIFORM_START_FIELD = pa.field("uniform_start", pa.bool_(), nullable=True)
+#: what a Texas Hold'em solve writes: :data:`STRATEGY_WEIGHT_SCHEMA` and ``uniform_start``
+HOLDEM_WEIGHT_SCHEMA = STRATEGY_WEIGHT_SCHEMA.append(UNIFORM_START_FIELD)
 
 
 def _nullable_probability(schema: pa.Schema) -> pa.Schema:
@@ -99,7 +112,7 @@ CLASSIC_STRATEGY_SCHEMA = _nullable_probability(STRATEGY_REACHED_SCHEMA)
 CLASSIC_WEIGHT_SCHEMA = _nullable_probability(STRATEGY_WEIGHT_SCHEMA)
 #: every schema a stored ``strategy.parquet`` has, whatever its format and age
 STRATEGY_SCHEMAS = (STRATEGY_SCHEMA, STRATEGY_REACHED_SCHEMA, CLASSIC_STRATEGY_SCHEMA,
-                    STRATEGY_WEIGHT_SCHEMA, CLASSIC_WEIGHT_SCHEMA)
+                    STRATEGY_WEIGHT_SCHEMA, CLASSIC_WEIGHT_SCHEMA, HOLDEM_WEIGHT_SCHEMA)
 
 #: An information set whose average-strategy weight is positive but below this fraction of the
 #: mean weight of its round's trained information sets is "barely trained": its average was
@@ -119,9 +132,9 @@ TRAINING = ("trained", "barely trained", "never trained", "unknown")
 #: tightest the stored tables can resolve -- a relative 1e-9 would call the stored 1/3
 #: (0.33333334) non-uniform. The average-strategy accumulators are float32 too, so an average
 #: built only at uniform iterations holds equal entries and its probabilities are exactly
-#: ``1 / k`` before rounding. The look-up (from ``average.npy``), ``evaluate`` and the SQL view
-#: (``queries/strategies.sql``: the information set's largest and smallest stored probability
-#: are equal) apply the same rule.
+#: ``1 / k`` before rounding. The look-up (from ``average.npy``), ``evaluate`` and the Hold'em
+#: table writer (``uniform_start``, :data:`UNIFORM_START_FIELD`, which the SQL view
+#: ``queries/strategies.sql`` reads) apply the same rule.
 PROBABILITY_DTYPE = np.float32
 
 

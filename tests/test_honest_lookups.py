@@ -19,6 +19,7 @@ import json
 import re
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -504,3 +505,167 @@ def test_leduc_view_agrees_with_the_table_and_reads_old_tables(leduc_dir, tmp_pa
                    .fetchall())
     never = sum(1 for r in t.column("reached").to_pylist() if not r)
     assert got == {"unknown": t.num_rows - never, "never trained": never}
+
+
+def test_holdem_table_stores_uniform_start_per_row_with_contiguous_information_sets(holdem_dir):
+    """The Hold'em table carries ``uniform_start`` (true on every row of an information set
+    holding weight whose average is still the uniform start), and an information set's rows are
+    contiguous -- what the view reads row by row and the upgrade's streaming pass relies on."""
+    from schema.strategy import HOLDEM_WEIGHT_SCHEMA
+
+    t = pq.read_table(strategy_path(holdem_dir, "one"))
+    assert t.schema.equals(HOLDEM_WEIGHT_SCHEMA, check_metadata=False)
+    uniform = holdem_uniform(holdem_dir)
+    keys = list(zip(t.column("history").to_pylist(), t.column("round").to_pylist(),
+                    t.column("player").to_pylist(), t.column("cards").to_pylist()))
+    flags = t.column("uniform_start").to_pylist()
+    seen, runs = set(), 0
+    for i, key in enumerate(keys):
+        if i == 0 or key != keys[i - 1]:
+            assert key not in seen  # one contiguous run per information set
+            seen.add(key)
+            runs += 1
+        history, rnd, player, cards = key
+        assert flags[i] == bool(uniform[(history, rnd, player)][int(cards.split(".")[-1])])
+    assert runs == sum(len(w) for w in holdem_weights(holdem_dir).values())
+    assert any(flags) and not all(flags)
+
+
+def old_format_copy(src, dst, row_group_size=7):
+    """A copy of data directory ``src`` whose strategy ``one`` is written as before
+    ``uniform_start`` existed (``STRATEGY_WEIGHT_SCHEMA``), in row groups of ``row_group_size``
+    rows: a row group ends inside an information set (2 or 3 rows) again and again."""
+    import shutil
+
+    from schema.strategy import STRATEGY_WEIGHT_SCHEMA, with_format
+
+    shutil.copytree(src, dst)
+    path = strategy_path(dst, "one")
+    t = pq.read_table(path).drop(["uniform_start"])
+    old = pa.Table.from_arrays(t.columns, schema=with_format(STRATEGY_WEIGHT_SCHEMA, "holdem"))
+    path.unlink()
+    pq.write_table(old, path, row_group_size=row_group_size)
+    return path
+
+
+def view_training(d, cards):
+    from queries.views import connect, create_views
+
+    create_views(d)
+    with connect(d) as con:
+        return con.execute("SELECT DISTINCT training FROM strategies WHERE strategy = 'one' "
+                           "AND history = 'rc/r' AND cards = ?", [cards]).fetchall()
+
+
+def test_an_old_holdem_table_reads_and_the_upgrade_adds_uniform_start(holdem_dir, tmp_path,
+                                                                     capsys):
+    """A Hold'em table written before ``uniform_start`` still reads (the view shows the weight
+    rule there, the look-up the full one); ``strategies --upgrade`` adds the column from the
+    table's own rows (the writer's values exactly, across row groups that cut information sets),
+    records the new SHA-256, and the view then agrees with the look-up."""
+    from schema.catalog import session_scope
+    from schema.catalog_solve import SolveRun
+    from schema.storage import file_sha256
+
+    d = tmp_path / "old"
+    path = old_format_copy(holdem_dir, d)
+    assert "uniform_start" not in pq.read_schema(path).names
+    uniform = holdem_uniform(holdem_dir)
+    key = ("rc/r", 1, 0)
+    look = open_lookup(d, "one")
+    _, _, got = spot_where(look, "rc/r", lambda g: uniform[key][int(g.infoset.split(".")[1])])
+    assert got.training == "never trained" and got.weight > 0
+    # the old table: the weight rule only (documented in strategies.sql)
+    assert view_training(d, got.infoset) in ([("trained",)], [("barely trained",)])
+    from queries.views import connect
+    with connect(d) as con:
+        n = con.execute("SELECT count(*) FROM strategies WHERE strategy = 'one'").fetchone()[0]
+    assert n == pq.read_metadata(path).num_rows
+
+    assert run(d, "strategies", "--upgrade", "one") == 0
+    out = capsys.readouterr().out
+    flagged = sum(int(u.sum()) for u in uniform.values())
+    assert f"{flagged:,} still at the uniform start" in out
+    new = pq.read_table(path)
+    assert new.column("uniform_start").equals(
+        pq.read_table(strategy_path(holdem_dir, "one")).column("uniform_start"))
+    assert new.drop(["uniform_start"]).equals(pq.read_table(strategy_path(holdem_dir, "one"))
+                                              .drop(["uniform_start"]))
+    assert pq.read_schema(path).metadata[b"poker.strategy_format"] == b"holdem"
+    with session_scope(d) as s:
+        assert s.get(SolveRun, "one").sha256 == file_sha256(path)
+    assert view_training(d, got.infoset) == [("never trained",)]
+    assert open_lookup(d, "one").at(*spot_args(look, got)).training == "never trained"
+    test_holdem_view_names_seats_and_says_never_trained(d)  # every information set agrees
+    # again: already current, nothing written
+    before = file_sha256(path)
+    assert run(d, "strategies", "--upgrade", "one") == 0
+    assert "already current" in capsys.readouterr().out and file_sha256(path) == before
+    assert sorted(p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")) == []
+
+
+def one_error(capsys):
+    """The one ``error:`` line a failed command printed (after any progress lines), which
+    must be the last line of its stderr."""
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert [x for x in lines if x.startswith("error:")] == lines[-1:]
+    return lines[-1]
+
+
+def spot_args(look, got):
+    return got.hole, got.board, got.history
+
+
+def test_an_upgrade_that_fails_leaves_the_old_table_intact(holdem_dir, tmp_path, capsys):
+    """Interrupted midway, a damaged row group, a truncated file, rows not grouped by
+    information set: the upgrade fails (one line) and the old table is byte for byte the same,
+    no temporary file left."""
+    from schema.storage import file_sha256
+    from solve.holdem.table import upgrade_strategy_table
+
+    d = tmp_path / "old"
+    path = old_format_copy(holdem_dir, d)
+    before = file_sha256(path)
+
+    def no_tmp():
+        return not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
+
+    def stop(done, total):
+        if done:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        upgrade_strategy_table(path, progress=stop)
+    assert file_sha256(path) == before and no_tmp()
+
+    # a damaged column chunk in a later row group
+    meta = pq.read_metadata(path)
+    g = meta.num_row_groups - 2
+    col = meta.row_group(g).column(meta.schema.names.index("cards"))
+    start = col.dictionary_page_offset or col.data_page_offset
+    raw = bytearray(path.read_bytes())
+    raw[start:start + col.total_compressed_size] = b"\xff" * col.total_compressed_size
+    damaged = d / "strategies" / "damaged"
+    damaged.mkdir()
+    (damaged / "strategy.parquet").write_bytes(bytes(raw))
+    want = file_sha256(damaged / "strategy.parquet")
+    assert run(d, "strategies", "--upgrade", "damaged") != 0
+    assert "cannot be read" in one_error(capsys)
+    assert file_sha256(damaged / "strategy.parquet") == want
+    assert not [p for p in damaged.iterdir() if p.name.endswith(".tmp")]
+
+    # a partial file (cut off: no footer)
+    (damaged / "strategy.parquet").write_bytes(bytes(raw[:len(raw) // 2]))
+    assert run(d, "strategies", "--upgrade", "damaged") != 0
+    assert "cannot be read as a strategy table" in one_error(capsys)
+    assert (damaged / "strategy.parquet").stat().st_size == len(raw) // 2
+
+    # rows not contiguous per information set (sorted by action): refused
+    t = pq.read_table(path)
+    by_action = np.argsort(np.array(t.column("action").to_pylist()), kind="stable")
+    pq.write_table(t.take(pa.array(by_action)), damaged / "strategy.parquet", row_group_size=7)
+    want = file_sha256(damaged / "strategy.parquet")
+    assert run(d, "strategies", "--upgrade", "damaged") != 0
+    assert "not contiguous" in one_error(capsys)
+    assert file_sha256(damaged / "strategy.parquet") == want
+    assert file_sha256(path) == before and no_tmp()

@@ -12,9 +12,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from schema.errors import UserError
 from schema.storage import AtomicFile
-from schema.strategy import (PROBABILITY_DTYPE, STRATEGY_WEIGHT_SCHEMA, TRAINING, seat_name,
-                             training_codes, with_format)
+from schema.strategy import (FORMAT_KEY, HOLDEM_WEIGHT_SCHEMA, PROBABILITY_DTYPE,
+                             STRATEGY_WEIGHT_SCHEMA, TRAINING, UNIFORM_START_FIELD, seat_name,
+                             training_codes, uniform_default, with_format)
 
 from solve.holdem.buckets import HoldemBuckets
 from solve.holdem.game import BettingTree
@@ -159,13 +161,15 @@ def stored_round_mean(path: Path, weights_file: Path, size: int, rnd: int) -> fl
 
 def write_strategy_table(path: Path, name: str, tree: BettingTree, buckets: HoldemBuckets,
                          average: np.ndarray, offset: np.ndarray) -> str:
-    """Write the average strategy as ``schema.strategy.STRATEGY_WEIGHT_SCHEMA`` rows (one per
-    information set and action; ``cards`` = bucket sequence; ``weight`` the information set's
-    sum of ``average``, ``reached`` whether it is positive) to ``path`` atomically, one row
-    group per batch of decision nodes. Returns the file's SHA-256."""
+    """Write the average strategy as ``schema.strategy.HOLDEM_WEIGHT_SCHEMA`` rows (one per
+    information set and action, an information set's rows contiguous; ``cards`` = bucket
+    sequence; ``weight`` the information set's sum of ``average``, ``reached`` whether it is
+    positive, ``uniform_start`` whether it is positive and the stored average still exactly the
+    uniform start, ``schema.strategy.uniform_default``) to ``path`` atomically, one row group
+    per batch of decision nodes. Returns the file's SHA-256."""
     labels = bucket_labels(buckets)
     mean = round_means(tree, buckets, average, offset)
-    schema = STRATEGY_WEIGHT_SCHEMA
+    schema = HOLDEM_WEIGHT_SCHEMA
 
     def const(value, n):
         return pa.DictionaryArray.from_arrays(np.zeros(n, np.int32), pa.array([value]))
@@ -183,8 +187,11 @@ def write_strategy_table(path: Path, name: str, tree: BettingTree, buckets: Hold
             s = w.sum(axis=1, keepdims=True)
             # float32 precision, like the weights: compresses to ~6 bytes a row, not 8
             # (schema.strategy.PROBABILITY_DTYPE, which the uniform-default rule reads at)
-            prob = np.where(s > 0, w / np.where(s > 0, s, 1), 1.0 / k).ravel()
+            prob = np.where(s > 0, w / np.where(s > 0, s, 1), 1.0 / k)
             prob = prob.astype(PROBABILITY_DTYPE).astype(np.float64)
+            # the rule read from the stored probabilities, as upgrade_strategy_table does
+            uniform_start = np.repeat((s[:, 0] > 0) & uniform_default(prob), k)
+            prob = prob.ravel()
             m = kb * k
             weight = np.repeat(s.ravel(), k)
             names = tree.action_names(n)
@@ -197,7 +204,8 @@ def write_strategy_table(path: Path, name: str, tree: BettingTree, buckets: Hold
                                                pa.array(names)),
                 pa.array(prob, pa.float64()), pa.array(weight > 0, pa.bool_()),
                 pa.array(weight, pa.float64()),
-                pa.array(np.full(m, mean[r]), pa.float64(), mask=np.full(m, np.isnan(mean[r])))],
+                pa.array(np.full(m, mean[r]), pa.float64(), mask=np.full(m, np.isnan(mean[r]))),
+                pa.array(uniform_start, pa.bool_())],
                 schema=schema)
             batch.append(t)
             rows += m
@@ -211,3 +219,108 @@ def write_strategy_table(path: Path, name: str, tree: BettingTree, buckets: Hold
 
 def _unify(tables):
     return pa.concat_tables(tables).unify_dictionaries().combine_chunks()
+
+
+def upgrade_strategy_table(path: Path, out: Path | None = None, progress=None) -> dict:
+    """Add ``uniform_start`` (``schema.strategy.UNIFORM_START_FIELD``) to a Texas Hold'em
+    table at ``path`` written before it existed, computed from the table's own rows by the
+    rule :func:`write_strategy_table` applies (weight > 0 and every stored probability of the
+    information set ``float32(1 / k)``), and write the result atomically to ``out`` (default:
+    over ``path``; a temporary file renamed onto it, so a failure at any point -- a damaged row
+    group, a full disk, Ctrl-C -- leaves the original as it was). One streaming pass, a row
+    group at a time (memory: one row group, never the table): an information set's rows are
+    contiguous (the writer emits them bucket by bucket, a decision node at a time), but a row
+    group can end inside one, so its last information set is carried into the next row group;
+    every information set found must have at least two rows whose probabilities sum to 1, else
+    the rows were not contiguous and the upgrade refuses. ``progress(done_rows, total_rows)``
+    is called after each row group. Returns ``{"upgraded": bool, "rows": int, "infosets": int,
+    "uniform_start": int, "digest": str}`` (``uniform_start``: information sets flagged;
+    ``upgraded`` False, nothing written, when the table already has the column)."""
+    path = Path(path)
+    try:
+        f = pq.ParquetFile(path)
+    except (OSError, pa.ArrowException) as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise UserError(f"{path}: cannot be read as a strategy table ({first})") from None
+    meta = f.schema_arrow.metadata or {}
+    got = f.schema_arrow
+    if meta.get(FORMAT_KEY) != b"holdem":
+        raise UserError(f"{path}: not a Texas Hold'em strategy table (only those have "
+                        "uniform_start)")
+    if got.equals(HOLDEM_WEIGHT_SCHEMA, check_metadata=False):
+        return {"upgraded": False, "rows": f.metadata.num_rows, "infosets": 0,
+                "uniform_start": 0, "digest": ""}
+    if not got.equals(STRATEGY_WEIGHT_SCHEMA, check_metadata=False):
+        raise UserError(f"{path}: a Hold'em table without weights (written before issue 47): "
+                        "re-solve it to get weights and uniform_start")
+    schema = HOLDEM_WEIGHT_SCHEMA.with_metadata(
+        {k: v for k, v in meta.items() if k != b"ARROW:schema"})
+    total = f.metadata.num_rows
+    done = infosets = flagged = 0
+    carry = None
+    with AtomicFile(out if out is not None else path) as dst, \
+            pq.ParquetWriter(dst.tmp, schema, compression="zstd") as writer:
+        last = f.metadata.num_row_groups - 1
+        for g in range(f.metadata.num_row_groups):
+            try:
+                t = f.read_row_group(g)
+            except (OSError, pa.ArrowException) as exc:
+                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                raise UserError(f"{path}: row group {g} cannot be read ({first}); the table "
+                                "is left as it was") from None
+            if carry is not None:
+                t = pa.concat_tables([carry, t]).unify_dictionaries()
+            t = t.combine_chunks()
+            complete, carry, n_sets, n_flagged = _with_uniform_start(t, g == last, done)
+            if complete is not None:
+                writer.write_table(pa.Table.from_arrays(complete.columns, schema=schema))
+                done += complete.num_rows
+            infosets += n_sets
+            flagged += n_flagged
+            if progress is not None:
+                progress(done, total)
+        if done != total:  # before the rename: the original stays
+            raise UserError(f"{path}: the upgrade read {done} of {total} rows")
+    return {"upgraded": True, "rows": total, "infosets": infosets, "uniform_start": flagged,
+            "digest": dst.digest}
+
+
+def _with_uniform_start(t: pa.Table, final: bool, offset: int):
+    """Rows of ``t`` (one or more whole information sets, the last possibly cut off unless
+    ``final``) with ``uniform_start`` appended: ``(complete rows or None, carried rows or None,
+    information sets, flagged information sets)``. ``offset``: the row number of ``t``'s first
+    row in the table (for the error message)."""
+    n = t.num_rows
+    if n == 0:
+        return None, None, 0, 0
+    history = t.column("history").chunk(0).indices.to_numpy(zero_copy_only=False)
+    rnd = t.column("round").to_numpy()
+    player = t.column("player").to_numpy()
+    cards = t.column("cards").chunk(0)
+    change = np.empty(n, dtype=bool)
+    change[0] = True
+    change[1:] = ((history[1:] != history[:-1]) | (rnd[1:] != rnd[:-1])
+                  | (player[1:] != player[:-1])
+                  | pc.not_equal(cards.slice(1), cards.slice(0, n - 1)).to_numpy(
+                      zero_copy_only=False))
+    starts = np.flatnonzero(change)
+    end = n if final else int(starts[-1])
+    carry = None if final else t.slice(end)
+    starts = starts[starts < end]
+    if not len(starts):
+        return None, carry, 0, 0
+    size = np.diff(np.append(starts, end))
+    prob = t.column("probability").chunk(0).slice(0, end).to_numpy(zero_copy_only=False)
+    sums = np.add.reduceat(prob, starts)
+    bad = np.flatnonzero((size < 2) | (np.abs(sums - 1.0) > 1e-5))
+    if len(bad):
+        raise UserError(f"row {offset + int(starts[bad[0]])}: the rows of an information set "
+                        "are not contiguous (fewer than 2 rows, or probabilities not summing "
+                        "to 1): not a table solve wrote")
+    k = np.repeat(size, size)
+    same = prob.astype(PROBABILITY_DTYPE) == (1.0 / k).astype(PROBABILITY_DTYPE)
+    weight = t.column("weight").chunk(0).slice(0, end).to_numpy(zero_copy_only=False)
+    uniform = np.logical_and.reduceat(same, starts) & (np.nan_to_num(weight[starts]) > 0)
+    head = t.slice(0, end).append_column(UNIFORM_START_FIELD,
+                                         pa.array(np.repeat(uniform, size), pa.bool_()))
+    return head, carry, len(starts), int(uniform.sum())
