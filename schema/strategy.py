@@ -31,8 +31,21 @@ normalised behaviour was made from, and 0 exactly where the strategy's own play 
 ``round_mean_weight`` (:data:`ROUND_MEAN_FIELD`): the mean ``weight`` over the round's
 information sets with positive weight (both seats), the scale :func:`training_codes` measures
 against, so that the SQL views need no pass over the whole table. A weight of 0 is **never
-trained** (the probabilities there are the uniform default, no advice); a positive weight
-below :data:`BARELY_TRAINED` times the round's mean is **barely trained**. Tables without the
+trained** (the probabilities there are the uniform default, no advice). So is, in a Texas
+Hold'em table, an information set whose stored average strategy is still exactly the uniform
+one (:func:`uniform_default`): the sampled CFR solvers start every information set at the
+uniform strategy, and an average that is still uniform got all its weight at iterations when
+regret matching had not moved the information set off that start (no positive regret yet),
+so its probabilities are the default too, however much weight it holds (pa-5min's big blind
+with AcAd on 2c2d2h facing a bet: weight 33, fold / call / raise 1/3 each). A positive weight
+below :data:`BARELY_TRAINED` times the round's mean is **barely trained**; the rest is
+**trained**. The uniform rule is Hold'em's only: the other tables' solvers (the LP and the
+sequence-form methods, whose weight is a reach probability, and the full-width CFR of the
+compiled games) can return an exactly uniform strategy as their answer. A Hold'em table stores
+that test per row (``uniform_start``, :data:`UNIFORM_START_FIELD`), so the SQL views read it
+without a pass over the information set's rows; one written before the column has none (NULL
+in the views: only the weight rule there) until ``cli.py strategies --upgrade NAME`` adds it
+(``solve.holdem.table.upgrade_strategy_table``). Tables without the
 columns (written before issue 47) read as weight unknown: NULL in the views, ``training``
 "unknown" (or "never trained" where ``reached`` is false).
 
@@ -77,6 +90,15 @@ WEIGHT_FIELD = pa.field("weight", pa.float64(), nullable=True)
 ROUND_MEAN_FIELD = pa.field("round_mean_weight", pa.float64(), nullable=True)
 #: what ``solve`` writes since issue 47: ``reached``, ``weight`` and ``round_mean_weight``
 STRATEGY_WEIGHT_SCHEMA = STRATEGY_REACHED_SCHEMA.append(WEIGHT_FIELD).append(ROUND_MEAN_FIELD)
+#: Texas Hold'em tables only: true on every row of an information set whose ``weight`` is
+#: positive and whose stored average strategy is still exactly the uniform start
+#: (:func:`uniform_default`), false on every other row. Computed when the table is written
+#: (``solve.holdem.table``) so that the ``strategies`` view reads it per row, with no pass over
+#: the information set's other rows; Hold'em tables written before it have no such column (the
+#: view shows NULL there; ``solve.holdem.table.upgrade_strategy_table`` adds it).
+UNIFORM_START_FIELD = pa.field("uniform_start", pa.bool_(), nullable=True)
+#: what a Texas Hold'em solve writes: :data:`STRATEGY_WEIGHT_SCHEMA` and ``uniform_start``
+HOLDEM_WEIGHT_SCHEMA = STRATEGY_WEIGHT_SCHEMA.append(UNIFORM_START_FIELD)
 
 
 def _nullable_probability(schema: pa.Schema) -> pa.Schema:
@@ -90,7 +112,7 @@ CLASSIC_STRATEGY_SCHEMA = _nullable_probability(STRATEGY_REACHED_SCHEMA)
 CLASSIC_WEIGHT_SCHEMA = _nullable_probability(STRATEGY_WEIGHT_SCHEMA)
 #: every schema a stored ``strategy.parquet`` has, whatever its format and age
 STRATEGY_SCHEMAS = (STRATEGY_SCHEMA, STRATEGY_REACHED_SCHEMA, CLASSIC_STRATEGY_SCHEMA,
-                    STRATEGY_WEIGHT_SCHEMA, CLASSIC_WEIGHT_SCHEMA)
+                    STRATEGY_WEIGHT_SCHEMA, CLASSIC_WEIGHT_SCHEMA, HOLDEM_WEIGHT_SCHEMA)
 
 #: An information set whose average-strategy weight is positive but below this fraction of the
 #: mean weight of its round's trained information sets is "barely trained": its average was
@@ -102,6 +124,27 @@ BARELY_TRAINED = 0.01
 
 #: :func:`training_codes` values, by index
 TRAINING = ("trained", "barely trained", "never trained", "unknown")
+
+#: The precision a Texas Hold'em table stores probabilities in (``solve.holdem.table``: the
+#: float32 of ``weight / total``, widened to float64). An average strategy "equals the uniform
+#: default" when every action's probability, at that precision, is ``float32(1 / k)``: a
+#: tolerance of half a float32 unit in the last place (relative 2**-24, about 6e-8), the
+#: tightest the stored tables can resolve -- a relative 1e-9 would call the stored 1/3
+#: (0.33333334) non-uniform. The average-strategy accumulators are float32 too, so an average
+#: built only at uniform iterations holds equal entries and its probabilities are exactly
+#: ``1 / k`` before rounding. The look-up (from ``average.npy``), ``evaluate`` and the Hold'em
+#: table writer (``uniform_start``, :data:`UNIFORM_START_FIELD`, which the SQL view
+#: ``queries/strategies.sql`` reads) apply the same rule.
+PROBABILITY_DTYPE = np.float32
+
+
+def uniform_default(probabilities) -> np.ndarray:
+    """Whether each row of ``probabilities`` (..., k actions; float64 ``weight / total``) is
+    the uniform strategy at the precision the tables store (:data:`PROBABILITY_DTYPE`):
+    every entry rounds to ``float32(1 / k)``."""
+    p = np.asarray(probabilities, dtype=np.float64)
+    k = p.shape[-1]
+    return (p.astype(PROBABILITY_DTYPE) == PROBABILITY_DTYPE(1.0 / k)).all(axis=-1)
 
 
 def round_mean_weights(weight: np.ndarray, rounds: np.ndarray, n_rounds: int) -> np.ndarray:
@@ -116,14 +159,16 @@ def round_mean_weights(weight: np.ndarray, rounds: np.ndarray, n_rounds: int) ->
         return np.where(count > 0, total / np.maximum(count, 1), np.nan)
 
 
-def training_codes(weight, round_mean) -> np.ndarray:
-    """Index into :data:`TRAINING` of each information set: 2 never trained (weight 0),
-    1 barely trained (below :data:`BARELY_TRAINED` x its round's mean), 0 trained, 3 unknown
-    (weight NaN: a table without weights)."""
+def training_codes(weight, round_mean, uniform=False) -> np.ndarray:
+    """Index into :data:`TRAINING` of each information set: 2 never trained (weight 0, or
+    ``uniform``: its average strategy is still the uniform start, :func:`uniform_default`;
+    pass it for Texas Hold'em tables only, see the module doc), 1 barely trained (below
+    :data:`BARELY_TRAINED` x its round's mean), 0 trained, 3 unknown (weight NaN: a table
+    without weights)."""
     w = np.asarray(weight, dtype=np.float64)
     m = np.asarray(round_mean, dtype=np.float64)
     code = np.where(w < BARELY_TRAINED * np.nan_to_num(m, nan=0.0), 1, 0)
-    code = np.where(w <= 0, 2, code)
+    code = np.where((w <= 0) | np.asarray(uniform, dtype=bool), 2, code)
     return np.where(np.isnan(w), 3, code).astype(np.int8)
 
 

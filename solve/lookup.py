@@ -11,7 +11,9 @@ from 1) and how well the solver trained it: ``weight`` is the average-strategy w
 information set received (``schema.strategy``: the accumulator's sum over its actions, or the
 own reach of an LP's plan), ``reached`` whether it is positive, and ``training`` one of
 "trained", "never trained" (weight 0: the probabilities are the uniform default the table
-stores, no advice), "barely trained" (below ``schema.strategy.BARELY_TRAINED`` = 1% of the mean
+stores, no advice; in Texas Hold'em also an average still exactly the uniform start,
+``schema.strategy.uniform_default``: weight gathered only while regret matching played the
+spot uniformly, so the probabilities are the default too), "barely trained" (below ``schema.strategy.BARELY_TRAINED`` = 1% of the mean
 weight of the round's trained information sets, ``weight_threshold``: an average of a few
 early iterations) or "unknown" (a table written before weights were stored); ``trained`` is
 True only for "trained" (None when unknown).
@@ -24,7 +26,8 @@ Kuhn ``J``, ``Q``, ``K``).
 Games defined by limit poker rules (Kuhn, Leduc, Rhode Island Hold'em real and abstracted,
 plug-ins: ``solve.games.registry``) and limit Texas Hold'em on an abstraction (the bucket of
 each round from the abstraction's tables through the canonical hand index, as the solver
-looks them up, the weights read from the run's ``average.npy``) are supported; every bad
+looks them up, the weights read from the run's ``average.npy``; :func:`lookup`, one look-up,
+reads only the hand's rows of the abstraction's tables) are supported; every bad
 input (unknown card, a repeated card, the wrong number of cards, an illegal history, a board that does not match the
 history's round, a history after which nobody acts) is a one-line :class:`UserError`.
 """
@@ -40,15 +43,16 @@ from etl.cards import format_card
 from etl.cards import parse_cards as parse_holdem
 from schema.errors import ParameterError, UserError
 from schema.strategy import (BARELY_TRAINED, TRAINING, round_mean_weights, seat_name,
-                             training_codes)
+                             training_codes, uniform_default)
 from solve.abstractions import load_abstraction
 from solve.games import registry
 from solve.games.compile import ACTION_NAMES, CompiledGame, compile_game
 from solve.games.rules import LimitPokerRules
 from solve.holdem import _kernels as HK
-from solve.holdem.buckets import indexer_tables
-from solve.holdem.run import load_policy, spec_parts
-from solve.holdem.table import round_means
+from solve.holdem.buckets import HandBuckets, indexer_tables
+from solve.holdem.game import HoldemRules, build_tree
+from solve.holdem.run import load_policy, run_max_bets, run_spec, spec_parts, weights_path
+from solve.holdem.table import round_means, stored_round_mean
 from solve.runs import NAME_PATTERN
 from solve.table import read_strategy, strategy_path, table_head
 
@@ -81,18 +85,22 @@ class Lookup:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-def training_fields(weight: float | None, round_mean: float | None, reached: bool) -> dict:
+def training_fields(weight: float | None, round_mean: float | None, reached: bool,
+                    uniform: bool = False) -> dict:
     """``reached``, ``training``, ``trained``, ``weight`` and ``weight_threshold`` of a
     :class:`Lookup` from the information set's weight and its round's mean weight (None when
     the table stores no weight: "never trained" if flagged unreached, else "unknown"); an
-    information set the table flags unreached is never trained whatever its weight."""
+    information set the table flags unreached is never trained whatever its weight, and so is
+    one whose average is still the ``uniform`` start (``schema.strategy.uniform_default``;
+    Texas Hold'em only) -- ``reached`` stays true there: play got to it, the solver never
+    moved it."""
     if weight is None:
         code = 2 if not reached else 3
         return {"reached": reached, "training": TRAINING[code], "trained": None if code == 3
                 else False, "weight": None, "weight_threshold": None}
     mean = float("nan") if round_mean is None else float(round_mean)
-    code = int(training_codes(np.array([weight if reached else 0.0]), mean)[0])
-    return {"reached": code != 2, "training": TRAINING[code], "trained": code == 0,
+    code = int(training_codes(np.array([weight if reached else 0.0]), mean, uniform)[0])
+    return {"reached": reached and weight > 0, "training": TRAINING[code], "trained": code == 0,
             "weight": float(weight),
             "weight_threshold": None if np.isnan(mean) else BARELY_TRAINED * mean}
 
@@ -227,40 +235,91 @@ class StrategyLookup:
 
 class HoldemLookup:
     """A stored limit Texas Hold'em strategy (its average weights, memory-mapped, and its
-    abstraction's bucket lookups), looked up at any number of situations (``at``)."""
+    abstraction's bucket lookups), looked up at any number of situations (``at``).
 
-    def __init__(self, data_dir: str | Path, name: str):
+    ``single``: for one look-up (``lookup``) -- the buckets of the hand are read from the
+    abstraction's tables row by row (``solve.holdem.buckets.HandBuckets``) instead of loading
+    every hand's (half a minute for a full-size abstraction), and the round's mean weight is
+    the one the strategy table stores (``solve.holdem.table.stored_round_mean``) when the table
+    was written from these weights; the answer is the same. Not for a thresholded ``~TAU``,
+    an ``ochs`` or a synthetic abstraction (those load everything)."""
+
+    def __init__(self, data_dir: str | Path, name: str, single: bool = False):
         self.name = name
-        cache: dict = {}
-        policy, tree = load_policy(name, Path(data_dir), cache)
-        self.policy, self.tree = policy, tree
-        # how well a spot was trained is a property of the average weights, also for a
-        # thresholded NAME~TAU (whose weights are the thresholded probabilities)
+        ddir = Path(data_dir)
+        self.data_dir = ddir
         base, it, tau = spec_parts(name)
-        self.trained_weights = policy.weights if tau is None else load_policy(
-            base + ("" if it is None else f"@{it}"), Path(data_dir), cache)[0].weights
-        self.node = {tree.history[n]: int(n) for n in tree.decision_nodes()}
-        self.tabs = indexer_tables()
-        self.abstraction = policy.buckets.name
+        self.hands = _hand_buckets(ddir, base) if single and tau is None else None
         self._round_mean = None
+        self.tabs = None
+        if self.hands is not None:
+            self.tree = build_tree(HoldemRules(n_rounds=self.hands.n_rounds,
+                                               max_bets=run_max_bets(ddir, base)))
+            self.n_buckets = self.hands.n_buckets
+            self.offset, size = self.tree.offsets(self.n_buckets)
+            try:
+                self.weights_file = weights_path(ddir, name)
+                self.weights = np.load(self.weights_file, mmap_mode="r")
+            except (OSError, ValueError) as exc:
+                raise UserError(f"no holdem strategy {name!r} in {ddir / 'strategies'} ({exc})"
+                                ) from None
+            if len(self.weights) != size:
+                raise UserError(f"strategy {name!r} has {len(self.weights)} weights, the "
+                                f"abstraction needs {size}")
+            self.trained_weights = self.weights
+            self.policy, self.abstraction = None, self.hands.name
+        else:
+            cache: dict = {}
+            policy, tree = load_policy(name, ddir, cache)
+            self.policy, self.tree = policy, tree
+            self.weights, self.offset = policy.weights, policy.offset
+            self.n_buckets = policy.buckets.n_buckets
+            # how well a spot was trained is a property of the average weights, also for a
+            # thresholded NAME~TAU (whose weights are the thresholded probabilities)
+            self.trained_weights = policy.weights if tau is None else load_policy(
+                base + ("" if it is None else f"@{it}"), ddir, cache)[0].weights
+            self.tabs = indexer_tables()
+            self.abstraction = policy.buckets.name
+        self.node = {self.tree.history[n]: int(n) for n in self.tree.decision_nodes()}
 
     @property
     def round_mean(self) -> np.ndarray:
         """Per round, the mean weight of its trained information sets (one pass over the
         weights the first time it is asked for)."""
         if self._round_mean is None:
-            self._round_mean = round_means(self.tree, self.policy.buckets,
-                                           self.trained_weights, self.policy.offset)
+            self._round_mean = round_means(self.tree, _Shape(self.n_buckets),
+                                           self.trained_weights, self.offset)
         return self._round_mean
 
+    def _mean_of_round(self, rnd: int) -> float:
+        if self._round_mean is None and self.hands is not None:
+            table = strategy_path(self.data_dir, self.name)
+            got = stored_round_mean(table, self.weights_file, len(self.weights), rnd)
+            if got is not None:
+                return got
+            return float(round_means(self.tree, _Shape(self.n_buckets), self.trained_weights,
+                                     self.offset, rounds=(rnd,))[rnd])
+        return float(self.round_mean[rnd])
+
+    def _buckets(self, hole_ids: list[int], board_ids: list[int], rnd: int) -> np.ndarray:
+        if self.hands is not None:
+            return self.hands.of(hole_ids, board_ids)
+        padded = np.zeros(5, np.int64)
+        padded[:len(board_ids)] = board_ids
+        out = np.zeros(4, np.int64)
+        # only the rounds dealt so far: the kernel indexes the cards of every round it is given
+        HK.hand_buckets(hole_ids[0], hole_ids[1], padded, rnd + 1, self.policy.buckets.lookup,
+                        self.tabs, np.zeros(7, np.int64), out)
+        return out[:rnd + 1]
+
     def at(self, hole: str, board: str = "", history: str = "") -> Lookup:
-        buckets, tree = self.policy.buckets, self.tree
+        tree = self.tree
         try:
             hole_ids = [int(c) for c in parse_holdem(hole or "")]
             board_ids = [int(c) for c in parse_holdem(board or "")]
         except ValueError as exc:
             raise UserError(f"{exc}") from None
-        check_deal("holdem", 2, (0, 3, 4, 5)[:buckets.n_rounds], format_card, hole_ids,
+        check_deal("holdem", 2, (0, 3, 4, 5)[:len(self.n_buckets)], format_card, hole_ids,
                    board_ids, history)
         rnd = history.count("/")
         n = self.node.get(history)
@@ -268,19 +327,16 @@ class HoldemLookup:
             raise ParameterError(f"`history` {history!r} is not a decision point of holdem: "
                                  "illegal betting, or the hand is over (a fold or the last "
                                  "call)")
-        padded = np.zeros(5, np.int64)
-        padded[:len(board_ids)] = board_ids
-        out = np.zeros(4, np.int64)
-        # only the rounds dealt so far: the kernel indexes the cards of every round it is given
-        HK.hand_buckets(hole_ids[0], hole_ids[1], padded, rnd + 1, buckets.lookup, self.tabs,
-                        np.zeros(7, np.int64), out)
+        out = self._buckets(hole_ids, board_ids, rnd)
         k = int(tree.nact[n])
-        off = self.policy.offset
+        off = self.offset
         base = int(off[n, 0] + out[rnd] * off[n, 1])
-        w = np.asarray(self.policy.weights[base:base + k], dtype=np.float64)
+        w = np.asarray(self.weights[base:base + k], dtype=np.float64)
         total = w.sum()
         probs = (w / total if total > 0 else np.full(k, 1.0 / k)).tolist()
-        trained = float(np.asarray(self.trained_weights[base:base + k], np.float64).sum())
+        tw = np.asarray(self.trained_weights[base:base + k], np.float64)
+        trained = float(tw.sum())
+        uniform = bool(uniform_default(tw / trained)) if trained > 0 else True
         return Lookup(strategy=self.name, game="holdem", abstraction=self.abstraction,
                       seat=seat_name(int(tree.player[n]), blinds=True),
                       player=int(tree.player[n]) + 1, round=rnd + 1, history=history,
@@ -288,22 +344,51 @@ class HoldemLookup:
                       board="".join(format_card(c) for c in board_ids),
                       infoset=".".join(str(int(b)) for b in out[:rnd + 1]),
                       actions=tree.action_names(n), probabilities=probs,
-                      **training_fields(trained, float(self.round_mean[rnd]), trained > 0))
+                      **training_fields(trained, self._mean_of_round(rnd), trained > 0,
+                                        uniform))
+
+
+@dataclass
+class _Shape:
+    """Buckets per round: what ``solve.holdem.table.round_means`` reads of an abstraction."""
+
+    n_buckets: tuple
+
+    @property
+    def n_rounds(self) -> int:
+        return len(self.n_buckets)
+
+
+def _hand_buckets(ddir: Path, name: str) -> HandBuckets | None:
+    """Row-by-row buckets of run ``name``'s stored abstraction, None where they do not apply
+    (a synthetic or ``ochs`` abstraction)."""
+    spec = run_spec(ddir, name)
+    if spec.startswith("synthetic:"):
+        return None
+    try:
+        return HandBuckets(spec, ddir)
+    except ValueError:
+        return None
 
 
 def open_lookup(data_dir: str | Path, name: str):
     """The look-up of stored strategy ``name``: :class:`HoldemLookup` for a Texas Hold'em
     strategy (also ``NAME@ITERATIONS`` and ``~TAU``, as ``load_policy`` reads them),
     :class:`StrategyLookup` for the others."""
+    return _open(data_dir, name, single=False)
+
+
+def _open(data_dir, name: str, single: bool):
     base = spec_parts(name)[0]
     run = Path(data_dir) / "strategies" / base
     if NAME_PATTERN.match(base) and (run / "run.json").exists() \
             and (run / "average.npy").exists():
-        return HoldemLookup(data_dir, name)
+        return HoldemLookup(data_dir, name, single=single)
     return StrategyLookup(data_dir, name)
 
 
 def lookup(data_dir: str | Path, name: str, hole: str, board: str = "", history: str = ""
            ) -> Lookup:
-    """What stored strategy ``name`` plays at the situation (module docstring)."""
-    return open_lookup(data_dir, name).at(hole, board, history)
+    """What stored strategy ``name`` plays at the situation (module docstring): one look-up,
+    reading only what it needs (``HoldemLookup``'s ``single``)."""
+    return _open(data_dir, name, single=True).at(hole, board, history)

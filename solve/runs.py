@@ -11,9 +11,12 @@ from pathlib import Path
 
 from schema.catalog import session_scope
 from schema.catalog_solve import SolveRun
+from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 from schema.paths import stored_path
+from schema.progress import progress_bar
 from schema.storage import atomic_write_parquet
+from solve.holdem.table import upgrade_strategy_table
 from solve.table import strategy_path, write_strategy
 
 #: A strategy name: what ``--name`` accepts (a folder name under ``strategies/``).
@@ -88,3 +91,30 @@ def list_strategies(data_dir=None) -> list[dict]:
 
 def _folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else 0
+
+
+def upgrade_strategy(data_dir, name: str) -> dict:
+    """Bring stored Texas Hold'em strategy ``name``'s table up to the current schema: add the
+    ``uniform_start`` column a table written before it lacks (so that the ``strategies`` view
+    says "never trained" where the average is still the uniform start), computed from its own
+    rows in one streaming pass and written atomically over it
+    (``solve.holdem.table.upgrade_strategy_table``), then the catalog row's SHA-256. Returns
+    that function's summary plus ``path``; a table already current is left as it is."""
+    ddir = resolve_data_dir(data_dir)
+    if not NAME_PATTERN.match(name):
+        raise UserError(f"no strategy named {name!r}")
+    path = strategy_path(ddir, name)
+    if not path.is_file():
+        raise UserError(f"no strategy table {path} (see: cli.py strategies)")
+    with progress_bar(total=None, desc=f"upgrade {name}", unit="row") as bar:
+        def progress(done, total):
+            bar.total = total
+            bar.update(done - bar.n)
+
+        out = upgrade_strategy_table(path, progress=progress)
+    if out["upgraded"] and (ddir / "poker.duckdb").exists():
+        with session_scope(ddir) as s:
+            row = s.get(SolveRun, name)
+            if row is not None:
+                row.sha256 = out["digest"]
+    return {**out, "path": path}

@@ -24,6 +24,7 @@ from queries.views import create_views
 from schema.abstraction import BUCKETS_SCHEMA, CENTROIDS_SCHEMA, THRESHOLDS_SCHEMA
 from schema.catalog import session_scope
 from schema.catalog_abstraction import Abstraction
+from schema.errors import UserError
 from schema.equity import EQUITY_RIVER_SCHEMA
 from solve.abstractions import load_abstraction
 from solve.holdem import run as holdem_run
@@ -372,6 +373,48 @@ def test_holdem_strategy_at_agrees_with_the_lookup_library_on_every_round(holdem
         assert [r[3] for r in rows] == want.actions
         # the table stores float32 probabilities
         assert [r[4] for r in rows] == pytest.approx(want.probabilities, abs=1e-6)
+
+
+def test_a_single_holdem_lookup_reads_only_its_rows_and_answers_the_same(holdem_solved):
+    # lookup() reads the hand's rows of the stored tables (solve.holdem.buckets.HandBuckets)
+    # and the round's mean weight the strategy table stores; open_lookup loads every bucket
+    # (here the test's, patched in) and sums the weights: the answers are equal, every round
+    import os
+
+    from solve.lookup import HoldemLookup, lookup
+
+    d, deals, _ = holdem_solved
+    full = open_lookup(d, "hh")
+    histories = ("", "cc/", "cc/cc/", "cc/cc/cc/r")
+    for i, deal in enumerate(deals[:40]):
+        rnd = i % 4
+        hole = "".join(format_card(c) for c in deal[:2])
+        board = "".join(format_card(c) for c in deal[2:2 + BOARD[rnd]])
+        one = HoldemLookup(d, "hh", single=True)
+        assert one.hands is not None and one.policy is None  # the row-by-row path
+        assert one.at(hole, board, histories[rnd]).as_dict() == \
+            full.at(hole, board, histories[rnd]).as_dict()
+        assert lookup(d, "hh", hole, board, histories[rnd]) == full.at(hole, board,
+                                                                      histories[rnd])
+    # a table older than the weights cannot vouch for them: the mean is computed instead
+    table = d / "strategies" / "hh" / "strategy.parquet"
+    weights = d / "strategies" / "hh" / "average.npy"
+    st = table.stat()
+    os.utime(table, ns=(st.st_atime_ns, weights.stat().st_mtime_ns - 10**9))
+    try:
+        hole = "".join(format_card(c) for c in deals[3][:2])
+        board = "".join(format_card(c) for c in deals[3][2:])
+        assert lookup(d, "hh", hole, board, "cc/cc/cc/r") == full.at(hole, board, "cc/cc/cc/r")
+    finally:
+        os.utime(table, ns=(st.st_atime_ns, st.st_mtime_ns))
+    # a flop the test's tables do not hold: a one-line error, as the SQL macro gives
+    dealt = set(HandIndexer(GROUPS[1]).index(deals[:, :5].astype(np.uint8)).tolist())
+    rng = np.random.default_rng(2)
+    cards = next(c for c in (rng.choice(52, 5, replace=False) for _ in range(1000))
+                 if int(HandIndexer(GROUPS[1]).index(c.astype(np.uint8))) not in dealt)
+    with pytest.raises(UserError, match="holds no round 2 bucket for this hand"):
+        lookup(d, "hh", "".join(format_card(c) for c in cards[:2]),
+               "".join(format_card(c) for c in cards[2:]), "cc/")
 
 
 def test_holdem_macros_in_the_sandbox_and_the_preflop_grid(holdem_solved, capsys):

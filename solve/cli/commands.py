@@ -156,6 +156,11 @@ def training_line(found) -> str:
     """What a look-up's ``training`` says, in one line (``solve.lookup``)."""
     w = "-" if found.weight is None else f"{found.weight:.4g}"
     cut = "" if found.weight_threshold is None else f", barely trained below {found.weight_threshold:.4g}"
+    if found.training == "never trained" and found.weight:
+        return (f"NEVER TRAINED: the solver never moved this information set off its uniform "
+                f"starting strategy\n(average-strategy weight {w}, all of it from iterations at "
+                "which regret matching still played it uniformly):\nthe probabilities below are "
+                "the default, not advice")
     if found.training == "never trained":
         return ("NEVER TRAINED: the solver's average strategy holds no weight here (its own play "
                 "never got here while solving);\nthe probabilities below are the uniform default "

@@ -2,7 +2,9 @@
 per round, a real hand (hole cards + board) -> its bucket (``HoldemBuckets``), read from the
 abstraction's tables (``load_buckets``) or made up for tests and benchmarks
 (``synthetic_buckets``); the river through the equity thresholds of its turn bucket, or for
-OCHS through its stored river codes (``ochs_river``)."""
+OCHS through its stored river codes (``ochs_river``). ``HandBuckets`` reads the buckets of one
+hand at a time, only that hand's rows (a single look-up: a second, not the half a minute of
+loading every hand's)."""
 
 from __future__ import annotations
 
@@ -10,13 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from etl import storage
+from etl.equity import PARTITIONS, board_range
 from etl.isomorphism import HandIndexer
 from schema.catalog import session_scope
 from schema.catalog_abstraction import Abstraction
-from schema.errors import UserError
+from schema.errors import UserError, first_line
 from schema.paths import resolve_stored
 from solve.holdem import _kernels as K
 from solve.holdem._river_kernels import nearest_child_lut
@@ -213,31 +217,41 @@ def ochs_river(path: Path, centroids, n_turn: int):
     return lut, key, len(codebook), parent
 
 
+def _stored_abstraction(name: str, data_dir) -> tuple[Path, str]:
+    """(directory, method) of stored Hold'em abstraction ``name``; UserError if none."""
+    with session_scope(data_dir) as s:
+        row = s.get(Abstraction, name)
+        if row is None:
+            raise UserError(f"no abstraction {name!r} (see `cli.py abstractions`)")
+        game, stored, method = row.game, row.path, row.method
+    if game != "holdem":
+        raise UserError(f"abstraction {name!r} is for {game!r}, not holdem")
+    return resolve_stored(data_dir, stored, Path(data_dir) / "abstractions" / name), method
+
+
+def _thresholds(name: str, path: Path):
+    """The abstraction's ``thresholds.parquet`` (pandas) and the parents of rounds 0..2."""
+    try:
+        th = pq.read_table(path / "thresholds.parquet").to_pandas()
+    except (OSError, KeyError) as exc:
+        raise UserError(f"abstraction {name!r}: cannot read its tables ({exc})") from None
+    parents = [th[th["round"] == r].sort_values("bucket")["parent_bucket"].to_numpy(np.int64)
+               for r in range(3)]
+    return th, parents
+
+
 def load_buckets(name: str, data_dir) -> HoldemBuckets:
     """The lookups of abstraction ``name`` built by ``cli.py build-abstraction --game holdem``.
 
     Raises:
         UserError: no such abstraction, not a Hold'em one, or its files are missing.
     """
-    with session_scope(data_dir) as s:
-        row = s.get(Abstraction, name)
-        if row is None:
-            raise UserError(f"no abstraction {name!r} (see `cli.py abstractions`)")
-        game, stored, method = row.game, row.path, row.method
-
-    path = resolve_stored(data_dir, stored, Path(data_dir) / "abstractions" / name)
-    if game != "holdem":
-        raise UserError(f"abstraction {name!r} is for {game!r}, not holdem")
+    path, method = _stored_abstraction(name, data_dir)
     try:
-        rounds, parents = [], []
-        for r in range(3):
-            rounds.append(round_buckets(path, r))
-        th = pq.read_table(path / "thresholds.parquet").to_pandas()
+        rounds = [round_buckets(path, r) for r in range(3)]
     except (OSError, KeyError) as exc:
         raise UserError(f"abstraction {name!r}: cannot read its tables ({exc})") from None
-    for r in range(3):
-        rows = th[th["round"] == r].sort_values("bucket")
-        parents.append(rows["parent_bucket"].to_numpy(np.int64))
+    th, parents = _thresholds(name, path)
     if method == "ochs":  # river buckets are OCHS clusters, not equity ranges
         try:
             cents = pq.read_table(path / "centroids.parquet").to_pandas()
@@ -249,6 +263,118 @@ def load_buckets(name: str, data_dir) -> HoldemBuckets:
         key, stride = river_keys(data_dir), RIVER_KEYS
     parents.append(river_par)
     return HoldemBuckets.from_arrays(name, rounds, parents, lut, key, stride)
+
+
+class HandBuckets:
+    """The buckets of one hand at a time of a stored abstraction whose river buckets are
+    equity ranges (every method but ``ochs``), reading only that hand's rows: per round its
+    canonical index (``HandIndexer`` of ``GROUPS``, the index the solver's kernel computes),
+    the row of ``round<r>.parquet`` with that ``hand`` (the files are sorted by hand: the row
+    group statistics name the one row group to read), and on the river ``lut[turn bucket,
+    key]`` with the hand's key ``2*wins + ties`` from the one ``equity_river`` partition of its
+    board (the rule of ``HoldemBuckets.lookup``). For one look-up; many look-ups load the whole
+    abstraction once (``load_buckets``)."""
+
+    def __init__(self, name: str, data_dir):
+        path, method = _stored_abstraction(name, data_dir)
+        if method == "ochs":
+            raise ValueError(f"abstraction {name!r} is ochs: its river buckets are clusters "
+                             "of river codes, not equity ranges (use load_buckets)")
+        try:
+            # ParquetFile, not read_table: that would import pyarrow.dataset (0.4 s)
+            t = pq.ParquetFile(path / "thresholds.parquet").read()
+            th = {c: t.column(c).to_numpy() for c in ("round", "parent_bucket", "bucket",
+                                                        "min_equity", "max_equity")}
+        except (OSError, KeyError, pa.ArrowException) as exc:
+            raise UserError(f"abstraction {name!r}: cannot read its tables ({exc})") from None
+        river = th["round"] == 3
+        self.river = {c: v[river] for c, v in th.items()}
+        self.name, self.path, self.data_dir = name, path, data_dir
+        self.n_buckets = tuple(int((th["round"] == r).sum()) for r in range(4))
+
+    @property
+    def n_rounds(self) -> int:
+        return len(self.n_buckets)
+
+    def of(self, hole: list[int], board: list[int]) -> np.ndarray:
+        """The bucket of the hand in each round its board has reached (``len(board)``: 0, 3,
+        4, 5 cards), as int64. UserError if the abstraction holds no bucket for it."""
+        rnd = {0: 0, 3: 1, 4: 2, 5: 3}[len(board)]
+        cards = np.array(list(hole) + list(board), np.uint8)
+        out = np.zeros(rnd + 1, np.int64)
+        for r in range(min(rnd, 2) + 1):
+            idx = HandIndexer(GROUPS[r]).index(cards[:sum(GROUPS[r])])
+            try:
+                row = row_where(self.path / f"round{r}.parquet", "hand", idx, ["bucket"])
+            except (OSError, pa.ArrowException) as exc:
+                raise UserError(f"abstraction {self.name!r}: cannot read its tables ({exc})"
+                                ) from None
+            if row is None:
+                raise UserError(f"abstraction {self.name!r} holds no round {r + 1} bucket for "
+                                "this hand")
+            out[r] = row["bucket"]
+        if rnd == 3:
+            key = river_key_of(self.data_dir, HandIndexer(GROUPS[3]).index(cards), board)
+            out[3] = self.river_row(int(out[2]))[key]
+        return out
+
+    def river_row(self, turn_bucket: int) -> np.ndarray:
+        """``river_lut``'s row of one turn bucket (from that bucket's river thresholds only;
+        under imperfect recall every turn bucket's row is the same)."""
+        th = self.river
+        par = np.asarray(th["parent_bucket"], np.int64)
+        mine = np.ones(len(par), bool) if len(par) and (par < 0).all() else par == turn_bucket
+        bucket = np.asarray(th["bucket"], np.int64)[mine]
+        # as one turn bucket of local bucket numbers, mapped back
+        one = {"bucket": np.arange(len(bucket)), "min_equity": th["min_equity"][mine],
+               "max_equity": th["max_equity"][mine],
+               "parent_bucket": np.where(par[mine] < 0, -1, 0)}
+        return bucket[river_lut(one, 1)[0][0]]
+
+
+def row_where(path: Path, column: str, value: int, columns: list[str],
+              verify: bool = False) -> dict | None:
+    """``columns`` of the first row of Parquet file ``path`` whose ``column`` is ``value``
+    (None if none), reading only the row groups whose statistics can hold it (page checksums
+    verified with ``verify``)."""
+    f = pq.ParquetFile(path, page_checksum_verification=verify)
+    col = f.metadata.schema.names.index(column)
+    for g in range(f.metadata.num_row_groups):
+        st = f.metadata.row_group(g).column(col).statistics
+        if st is not None and st.has_min_max and not st.min <= value <= st.max:
+            continue
+        hit = np.flatnonzero(f.read_row_group(g, columns=[column]).column(0).to_numpy()
+                             == value)
+        if len(hit):
+            t = f.read_row_group(g, columns=columns).slice(int(hit[0]), 1)
+            return {c: t.column(c)[0].as_py() for c in columns}
+    return None
+
+
+def river_key_of(data_dir, idx: int, board: list[int]) -> int:
+    """``2*wins + ties`` of [2,5] hand ``idx`` (on ``board``) from ``equity_river``: read
+    from the partition of the board's canonical index (``etl.equity``: partitions are ranges
+    of canonical boards) first, then, if a table partitioned otherwise does not hold it
+    there, from the others; only the rows with that ``idx``, page checksums verified."""
+    files = storage.partition_files(data_dir, "equity_river")
+    if not files:
+        raise UserError("table 'equity_river' has no partitions: run `cli.py etl --tables "
+                        "equity_river`")
+    n = PARTITIONS["equity_river"]
+    b = HandIndexer((5,)).index(np.asarray(board, np.uint8))
+    first = next((k for k in files if k.isdigit() and len(k) == 2 and int(k) < n
+                  and board_range(5, n, k)[0] <= b < board_range(5, n, k)[1]), None)
+    for key in ([first] if first else []) + [k for k in sorted(files) if k != first]:
+        try:
+            row = row_where(files[key], "idx", idx, ["wins", "ties"], verify=True)
+        except (OSError, pa.ArrowException) as exc:
+            raise storage.DamagedPartitionError(
+                f"damaged partition {files[key]}: {first_line(exc)} (rebuild: cli.py etl "
+                "--refresh)") from exc
+        if row is not None:
+            return 2 * int(row["wins"]) + int(row["ties"])
+    raise UserError(f"equity_river holds no row for river hand {idx}: run `cli.py etl "
+                    "--tables equity_river`")
 
 
 def synthetic_buckets(n_buckets, n_rounds: int = 4, name: str = "synthetic") -> HoldemBuckets:

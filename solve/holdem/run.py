@@ -467,15 +467,31 @@ def stored_iterations(ddir: Path, name: str) -> int | None:
     return json.loads(f.read_text())["iterations"] if f.exists() else None
 
 
+def _run_rules(ddir: Path, name: str) -> tuple[str, int]:
+    """(abstraction spec, max bets a round) of run ``name``; UserError if it has no record."""
+    try:
+        meta = run_record(ddir, name)
+        return (meta.get("spec", meta["abstraction"]),
+                meta.get("max_bets", meta.get("rules", {}).get("max_bets", 4)))
+    except (OSError, ValueError, KeyError) as exc:
+        raise UserError(f"no holdem run {name!r} in {ddir / 'strategies'} ({exc})") from None
+
+
+def run_spec(ddir: Path, name: str) -> str:
+    """The abstraction spec run ``name`` was solved on (``--abstraction``: a stored
+    abstraction's name or ``synthetic:K0,...``)."""
+    return _run_rules(ddir, name)[0]
+
+
+def run_max_bets(ddir: Path, name: str) -> int:
+    """The bets a round of run ``name``'s betting tree allows."""
+    return _run_rules(ddir, name)[1]
+
+
 def run_game(name: str, ddir: Path, tree_cache: dict):
     """(betting tree, buckets) of run ``name`` (finished or still going); the buckets are
     loaded once per abstraction into ``tree_cache``."""
-    try:
-        meta = run_record(ddir, name)
-        key = meta.get("spec", meta["abstraction"])
-        max_bets = meta.get("max_bets", meta.get("rules", {}).get("max_bets", 4))
-    except (OSError, ValueError, KeyError) as exc:
-        raise UserError(f"no holdem run {name!r} in {ddir / 'strategies'} ({exc})") from None
+    key, max_bets = _run_rules(ddir, name)
     if key not in tree_cache:
         tree_cache[key] = _buckets(key, ddir)
     buckets = tree_cache[key]
@@ -599,17 +615,25 @@ def evaluate_run(path: Path, data_dir: Path, lbr_boards: int | None, lbr_deals: 
 
 def training_report(tree, pol) -> list[str]:
     """Lines of ``evaluate``: per round (from 1) and seat, the information sets the solver never
-    trained (average-strategy weight 0: the table holds the uniform default there) and barely
-    trained (``schema.strategy.BARELY_TRAINED`` of the round's mean weight)."""
+    trained (average-strategy weight 0, or an average still exactly the uniform strategy every
+    information set starts at: the table holds the uniform default there,
+    ``schema.strategy``) and barely trained (``schema.strategy.BARELY_TRAINED`` of the round's
+    mean weight)."""
     rows = training_counts(tree, pol.buckets, pol.weights, pol.offset)
-    lines = [f"information sets never trained (weight 0) / barely trained (weight below "
-             f"{BARELY_TRAINED:g} x the round's mean) of {pol.name}:"]
+    lines = [f"information sets never trained (weight 0, or an average still at the uniform "
+             f"start) / barely trained (weight below {BARELY_TRAINED:g} x the round's mean) of "
+             f"{pol.name}:"]
+
+    def line(head, rs):
+        uni = sum(r["uniform start"] for r in rs)
+        return (f"  {head}: {sum(r['never trained'] for r in rs):,} never trained, "
+                f"{sum(r['barely trained'] for r in rs):,} barely trained, of "
+                f"{sum(r['infosets'] for r in rs):,}"
+                + (f" ({uni:,} of them hold weight, their average still the uniform start)"
+                   if uni else ""))
+
     for r in rows:
-        lines.append(f"  round {r['round']} {r['seat']}: {r['never trained']:,} never trained, "
-                     f"{r['barely trained']:,} barely trained, of {r['infosets']:,}")
+        lines.append(line(f"round {r['round']} {r['seat']}", [r]))
     for rnd in sorted({r["round"] for r in rows}):
-        mine = [r for r in rows if r["round"] == rnd]
-        lines.append(f"  round {rnd}: {sum(r['never trained'] for r in mine):,} never trained, "
-                     f"{sum(r['barely trained'] for r in mine):,} barely trained, of "
-                     f"{sum(r['infosets'] for r in mine):,}")
+        lines.append(line(f"round {rnd}", [r for r in rows if r["round"] == rnd]))
     return lines
