@@ -55,7 +55,7 @@ def run(options: Options, data_dir: Path, variants_run: tuple[str, ...] | None =
         names = list(variants_run)
         bad = [v for v in names if v not in variants()]
         if bad:
-            raise ParameterError(f"unknown `variants` {bad[0]!r}; choose from "
+            raise ParameterError(f"`variants`: unknown variant {bad[0]!r}; choose from "
                                  f"{', '.join(variants())}")
     report = Path(report) if report else data_dir / "reports" / NAME
     work = data_dir / "experiments" / NAME

@@ -36,7 +36,7 @@ class Options:
         run with: an algorithm outside the CFR family, a target or limit not positive and
         finite, a count under 1."""
         if self.algorithm not in CFR_FAMILY:
-            raise ParameterError(f"unknown `algorithm` {self.algorithm!r}; choose from "
+            raise ParameterError(f"`algorithm`: unknown algorithm {self.algorithm!r}; choose from "
                                  f"{', '.join(CFR_FAMILY)}")
         check_positive_finite(target=self.target, equilibrium_target=self.equilibrium_target,
                               time_limit=self.time_limit,
