@@ -152,7 +152,62 @@ def _invert(g: tuple) -> tuple:
     return tuple(inv)
 
 
+class _Template:
+    """One round's betting tree from given contributions, in DFS order: ``kind`` DECISION,
+    FOLD or END (the round ends: the next round's subtree, or a showdown in the last round)."""
+
+    def __init__(self, rules: LimitPokerRules, rnd: int, contrib: tuple):
+        self.kind, self.player, self.contrib, self.suffix = [], [], [], []
+        self.edges: list = []  # (parent, child, action) in the order the old builder appended
+        self.rules, self.rnd = rules, rnd
+        bets = rules.blind_bets if rnd == 0 else 0
+        self._decision(list(contrib), bets, rules.first_to_act[rnd], (False, False), "")
+        self.kind = np.array(self.kind, dtype=np.int8)
+        self.player = np.array(self.player, dtype=np.int8)
+        self.contrib_arr = np.array(self.contrib, dtype=np.int64).reshape(-1, 2)
+        self.suffix_arr = np.array(self.suffix, dtype=object)
+        e = np.array(self.edges, dtype=np.int64).reshape(-1, 3)
+        self.e_par, self.e_child, self.e_act = e[:, 0], e[:, 1], e[:, 2].astype(np.int8)
+        self.ends = np.flatnonzero(self.kind == _END)
+
+    def _new(self, kind, player, contrib, suffix) -> int:
+        self.kind.append(kind); self.player.append(player)
+        self.contrib.append(tuple(contrib)); self.suffix.append(suffix)
+        return len(self.kind) - 1
+
+    def _next(self, contrib, bets, p, acted, suffix) -> int:
+        if all(acted):
+            return self._new(_END, -1, contrib, suffix)
+        return self._decision(contrib, bets, p, acted, suffix)
+
+    def _decision(self, contrib, bets, p, acted, hist) -> int:
+        r, rnd = self.rules, self.rnd
+        node = self._new(DECISION, p, contrib, hist)
+        o = 1 - p
+        acted2 = tuple(True if i == p else acted[i] for i in range(2))
+        if contrib[p] < contrib[o]:
+            self.edges.append((node, self._new(FOLD, p, contrib, hist + "f"), FOLD_A))
+            c2 = list(contrib); c2[p] = contrib[o]
+            self.edges.append((node, self._next(c2, bets, o, acted2, hist + "c"), CALL_A))
+            if bets < r.bet_caps[rnd]:
+                c3 = list(contrib); c3[p] = contrib[o] + r.bet_sizes[rnd]
+                self.edges.append((node, self._decision(c3, bets + 1, o, acted2, hist + "r"), RAISE_A))
+        else:
+            self.edges.append((node, self._next(list(contrib), bets, o, acted2, hist + "c"), CHECK_A))
+            if bets < r.bet_caps[rnd]:
+                c3 = list(contrib); c3[p] = contrib[p] + r.bet_sizes[rnd]
+                self.edges.append((node, self._decision(c3, bets + 1, o, acted2, hist + "r"), BET_A))
+        return node
+
+
+_END = -1
+
+
 class _Builder:
+    """The public tree, laid out in the old recursive builder's DFS order: one betting template
+    per (round, contributions), subtree sizes per (round, contributions, board), then every
+    instance of a template written at once with numpy offset arithmetic."""
+
     def __init__(self, rules: LimitPokerRules, suit_isomorphism: bool):
         self.r = rules
         S = rules.n_suits
@@ -160,21 +215,21 @@ class _Builder:
         self.hands = list(itertools.combinations(range(rules.n_cards), rules.private_cards))
         self.hand_index = {h: i for i, h in enumerate(self.hands)}
         self.all_perms = list(itertools.permutations(range(S))) if suit_isomorphism else [tuple(range(S))]
-        self.hand_perm_cache: dict = {}
-        # boards
         self.board_cards: list = [()]
         self.board_index = {(): 0}
         self.board_stab: list = [self.all_perms]
+        self.stab_of: dict = {(): self.all_perms}
         self.canon: dict = {}
-        # nodes
-        self.ntype, self.nplayer, self.nround, self.nboard = [], [], [], []
-        self.kids: list = []
-        self.cw: list = []
-        self.contrib: list = []
-        self.history: list = []
-        self.chance_edges: dict = {}  # node -> list of (scale, [perm ids])
         self.perms: list = []
         self.perm_index: dict = {}
+        self.templates: dict = {}
+        self.outcome_memo: dict = {}
+        self.size_memo: dict = {}
+        self.layouts: dict = {}
+        self.groups: dict = {}       # (rnd, contrib, layout key) -> [offsets, cw, boards, hists]
+        self.chance: list = []       # (node, rnd, board, cw, contrib, hist)
+        self.chance_kids: list = []  # (node, child)
+        self.chance_edges: dict = {}  # node -> list of (scale, [perm ids]), post-order
 
     def hand_perm_inv(self, g: tuple) -> int:
         """Index of the hand map h -> sigma^-1(h) for suit permutation g."""
@@ -188,11 +243,59 @@ class _Builder:
         self.perms.append(arr)
         return self.perm_index[inv]
 
-    def new_node(self, t, player, rnd, board, cw, contrib, hist) -> int:
-        self.ntype.append(t); self.nplayer.append(player); self.nround.append(rnd)
-        self.nboard.append(board); self.kids.append([]); self.cw.append(cw)
-        self.contrib.append(tuple(contrib)); self.history.append(hist)
-        return len(self.ntype) - 1
+    def template(self, rnd: int, contrib: tuple) -> _Template:
+        key = (rnd, contrib)
+        if key not in self.templates:
+            self.templates[key] = _Template(self.r, rnd, contrib)
+        return self.templates[key]
+
+    def outcomes(self, rnd: int, key: tuple) -> list:
+        """Orbits of the next public cards after board ``key``: (cards, {image: perm}, stabiliser)."""
+        if key in self.outcome_memo:
+            return self.outcome_memo[key]
+        r, S = self.r, self.r.n_suits
+        m = r.public_cards[rnd]
+        used = {c for o in key for c in o}
+        remaining = [c for c in range(r.n_cards) if c not in used]
+        G = self.stab_of[key]
+        seen: set = set()
+        out = []
+        for combo in itertools.combinations(remaining, m):
+            if combo in seen:
+                continue
+            members: dict = {}
+            for g in G:
+                members.setdefault(tuple(sorted(_perm_card(c, g, S) for c in combo)), g)
+            seen.update(members)
+            stab = [g for g in G if tuple(sorted(_perm_card(c, g, S) for c in combo)) == combo]
+            self.stab_of.setdefault(key + (combo,), stab)
+            out.append((combo, members, stab))
+        self.outcome_memo[key] = out
+        return out
+
+    def unit_size(self, rnd: int, contrib: tuple, key: tuple) -> int:
+        """Nodes of ``start_round(rnd)``'s subtree (a showdown when ``rnd`` is past the end)."""
+        if rnd == self.r.rounds:
+            return 1
+        if self.r.public_cards[rnd] == 0:
+            return self.seg_size(rnd, contrib, key)
+        return 1 + sum(self.seg_size(rnd, contrib, key + (c,)) for c, _, _ in self.outcomes(rnd, key))
+
+    def seg_size(self, rnd: int, contrib: tuple, key: tuple) -> int:
+        return int(self.layout(rnd, contrib, key)[-1])
+
+    def layout(self, rnd: int, contrib: tuple, key: tuple) -> np.ndarray:
+        """Offsets of the template's nodes inside its subtree on board ``key`` (END: the root
+        of the next round's subtree), and the subtree's size last."""
+        k = (rnd, contrib, key)
+        if k not in self.layouts:
+            t = self.template(rnd, contrib)
+            w = np.ones(len(t.kind) + 1, dtype=np.int64)
+            for i in t.ends:
+                w[i] = self.unit_size(rnd + 1, t.contrib[i], key)
+            w[-1] = 0
+            self.layouts[k] = np.concatenate([[0], np.cumsum(w)[:-1]])
+        return self.layouts[k]
 
     def board_child(self, b: int, outcome: tuple, stab: list) -> int:
         key = self.board_cards[b] + (outcome,)
@@ -202,75 +305,85 @@ class _Builder:
             self.board_stab.append(stab)
         return self.board_index[key]
 
-    def start_round(self, rnd: int, contrib, board: int, cw: float, hist: str) -> int:
+    def start_round(self, rnd: int, contrib: tuple, board: int, cw: float, hist: str, at: int) -> None:
+        """Lay out ``start_round``'s subtree at node id ``at`` (chance nodes now, betting
+        templates queued for :meth:`emit`)."""
         r = self.r
-        m = r.public_cards[rnd]
-        if m == 0:
-            bets = r.blind_bets if rnd == 0 else 0
-            return self.decision(rnd, list(contrib), bets, r.first_to_act[rnd], (False, False), board, cw, hist)
-        node = self.new_node(CHANCE, -1, rnd, board, cw, contrib, hist)
-        S = r.n_suits
-        used = {c for o in self.board_cards[board] for c in o}
-        remaining = [c for c in range(r.n_cards) if c not in used]
-        unseen = r.n_cards - 2 * r.private_cards - len(used)
-        total = math.comb(unseen, m)
-        G = self.board_stab[board]
-        seen = set()
+        key = self.board_cards[board]
+        if r.public_cards[rnd] == 0:
+            return self.segment(rnd, contrib, board, cw, hist, at)
+        self.chance.append((at, rnd, board, cw, contrib, hist))
+        used = sum(len(o) for o in key)
+        total = math.comb(r.n_cards - 2 * r.private_cards - used, r.public_cards[rnd])
+        pos = at + 1
         edges = []
-        for combo in itertools.combinations(remaining, m):
-            if combo in seen:
-                continue
-            members: dict = {}
-            for g in G:
-                img = tuple(sorted(_perm_card(c, g, S) for c in combo))
-                members.setdefault(img, g)
-            seen.update(members)
-            stab = [g for g in G if tuple(sorted(_perm_card(c, g, S) for c in combo)) == combo]
+        for combo, members, stab in self.outcomes(rnd, key):
             child_board = self.board_child(board, combo, stab)
             for img, g in members.items():
                 self.canon[(board, img)] = (child_board, g)
-            bets = r.blind_bets if rnd == 0 else 0
-            child = self.decision(rnd, list(contrib), bets, r.first_to_act[rnd], (False, False), child_board,
-                                  cw * len(members) / total, hist)
-            self.kids[node].append((child, -1))
+            self.segment(rnd, contrib, child_board, cw * len(members) / total, hist, pos)
+            self.chance_kids.append((at, pos))
+            pos += self.seg_size(rnd, contrib, key + (combo,))
             edges.append((1.0 / len(members), [self.hand_perm_inv(g) for g in members.values()]))
-        self.chance_edges[node] = edges
-        return node
+        self.chance_edges[at] = edges
 
-    def end_round(self, rnd, contrib, board, cw, hist) -> int:
-        if rnd == self.r.rounds - 1:
-            return self.new_node(SHOWDOWN, -1, rnd, board, cw, contrib, hist)
-        return self.start_round(rnd + 1, contrib, board, cw, hist + "/")
+    def segment(self, rnd: int, contrib: tuple, board: int, cw: float, hist: str, at: int) -> None:
+        key = self.board_cards[board]
+        lay = self.layout(rnd, contrib, key)
+        group = self.groups.setdefault((rnd, contrib, lay.tobytes()), ([], [], [], [], lay))
+        for lst, x in zip(group, (at, cw, board, hist)):
+            lst.append(x)
+        if rnd + 1 < self.r.rounds:
+            t = self.template(rnd, contrib)
+            for i in t.ends:
+                self.start_round(rnd + 1, t.contrib[i], board, cw, hist + t.suffix[i] + "/",
+                                 at + int(lay[i]))
 
-    def decision(self, rnd, contrib, bets, p, acted, board, cw, hist) -> int:
+    def build(self) -> dict:
+        """Node and edge arrays of the whole tree (``history`` a list, edges by parent)."""
         r = self.r
-        node = self.new_node(DECISION, p, rnd, board, cw, contrib, hist)
-        o = 1 - p
-        acted2 = tuple(True if i == p else acted[i] for i in range(2))
-        if contrib[p] < contrib[o]:
-            child = self.new_node(FOLD, p, rnd, board, cw, contrib, hist + "f")
-            self.kids[node].append((child, FOLD_A))
-            c2 = list(contrib); c2[p] = contrib[o]
-            if all(acted2):
-                child = self.end_round(rnd, c2, board, cw, hist + "c")
-            else:
-                child = self.decision(rnd, c2, bets, o, acted2, board, cw, hist + "c")
-            self.kids[node].append((child, CALL_A))
-            if bets < r.bet_caps[rnd]:
-                c3 = list(contrib); c3[p] = contrib[o] + r.bet_sizes[rnd]
-                child = self.decision(rnd, c3, bets + 1, o, acted2, board, cw, hist + "r")
-                self.kids[node].append((child, RAISE_A))
-        else:
-            if all(acted2):
-                child = self.end_round(rnd, contrib, board, cw, hist + "c")
-            else:
-                child = self.decision(rnd, list(contrib), bets, o, acted2, board, cw, hist + "c")
-            self.kids[node].append((child, CHECK_A))
-            if bets < r.bet_caps[rnd]:
-                c3 = list(contrib); c3[p] = contrib[p] + r.bet_sizes[rnd]
-                child = self.decision(rnd, c3, bets + 1, o, acted2, board, cw, hist + "r")
-                self.kids[node].append((child, BET_A))
-        return node
+        k, n = r.private_cards, r.n_cards
+        root_cw = 1.0 / (math.comb(n, k) * math.comb(n - k, k))
+        N = self.unit_size(0, r.contributions, ())
+        self.start_round(0, r.contributions, 0, root_cw, "", 0)
+        a = {"ntype": np.zeros(N, np.int8), "nplayer": np.zeros(N, np.int8),
+             "nround": np.zeros(N, np.int8), "nboard": np.zeros(N, np.int32),
+             "cw": np.zeros(N), "contrib": np.zeros((N, 2), np.int64),
+             "history": np.empty(N, dtype=object)}
+        par, kid, act = [], [], []
+        for node, rnd, board, cw, contrib, hist in self.chance:
+            for name, v in zip(("ntype", "nplayer", "nround", "nboard", "cw", "contrib", "history"),
+                               (CHANCE, -1, rnd, board, cw, contrib, hist)):
+                a[name][node] = v
+        if self.chance_kids:
+            ck = np.array(self.chance_kids, dtype=np.int64)
+            par.append(ck[:, 0]); kid.append(ck[:, 1]); act.append(np.full(len(ck), -1, np.int8))
+        for (rnd, contrib, _), (at, cw, board, hist, lay) in self.groups.items():
+            self._emit(a, self.template(rnd, contrib), rnd, lay, at, cw, board, hist, (par, kid, act))
+        par, kid, act = (np.concatenate(x) for x in (par, kid, act))
+        order = np.argsort(par, kind="stable")
+        a["child_count"] = np.bincount(par, minlength=N).astype(np.int32)
+        a["children"], a["child_action"] = kid[order].astype(np.int32), act[order]
+        a["history"] = a["history"].tolist()
+        return a
+
+    def _emit(self, a: dict, t: _Template, rnd: int, lay, at, cw, board, hist, edges) -> None:
+        """Write every instance (offsets ``at``) of template ``t`` at once."""
+        last = rnd == self.r.rounds - 1
+        keep = np.flatnonzero(t.kind != _END) if not last else np.arange(len(t.kind))
+        at = np.array(at, dtype=np.int64)[:, None]
+        pos = at + lay[keep][None, :]
+        a["ntype"][pos] = np.where(t.kind == _END, SHOWDOWN, t.kind)[keep]
+        a["nplayer"][pos] = t.player[keep]
+        a["nround"][pos] = rnd
+        a["nboard"][pos] = np.array(board, dtype=np.int32)[:, None]
+        a["cw"][pos] = np.array(cw)[:, None]
+        a["contrib"][pos] = t.contrib_arr[keep]
+        a["history"][pos] = np.array(hist, dtype=object)[:, None] + t.suffix_arr[keep][None, :]
+        par, kid, act = edges
+        par.append((at + lay[t.e_par][None, :]).ravel())
+        kid.append((at + lay[t.e_child][None, :]).ravel())
+        act.append(np.broadcast_to(t.e_act, (len(at), len(t.e_act))).ravel())
 
 
 def compile_game(rules: LimitPokerRules, abstraction: CardAbstraction | None = None,
@@ -281,25 +394,20 @@ def compile_game(rules: LimitPokerRules, abstraction: CardAbstraction | None = N
         ValueError: if the abstraction is not suit-invariant while ``suit_isomorphism`` is on.
     """
     b = _Builder(rules, suit_isomorphism)
+    tree = b.build()
     k = rules.private_cards
-    n = rules.n_cards
-    root_cw = 1.0 / (math.comb(n, k) * math.comb(n - k, k))
-    b.start_round(0, rules.contributions, 0, root_cw, "")
-
     H = len(b.hands)
     hands = np.array(b.hands, dtype=np.int32).reshape(H, k)
     board_valid = _board_valid(b.board_cards, hands)
-    ntype = np.array(b.ntype, dtype=np.int8)
-    child_count = np.array([len(x) for x in b.kids], dtype=np.int32)
+    ntype = tree["ntype"]
+    child_count = tree["child_count"]
     child_start = np.zeros(len(ntype), dtype=np.int32)
     child_start[1:] = np.cumsum(child_count)[:-1]
-    edges = _edges(b, child_start, child_count)
+    edges = _edges(b, tree, child_start)
     dnode = np.flatnonzero(ntype == DECISION).astype(np.int32)
     dslot = np.full(len(ntype), -1, dtype=np.int32)
     dslot[dnode] = np.arange(len(dnode), dtype=np.int32)
-    nboard = np.array(b.nboard, dtype=np.int32)
-    nround = np.array(b.nround, dtype=np.int8)
-    nplayer = np.array(b.nplayer, dtype=np.int8)
+    nboard, nround, nplayer = tree["nboard"], tree["nround"], tree["nplayer"]
     showdown = _showdown_order(rules, b.board_cards, hands, board_valid,
                                np.unique(nboard[ntype == SHOWDOWN]))
     if abstraction is None:
@@ -309,7 +417,7 @@ def compile_game(rules: LimitPokerRules, abstraction: CardAbstraction | None = N
     else:
         info, info_player, info_round, nact, labels, info_d = _abstract_infosets(
             rules, abstraction, b, hands, board_valid, dnode, nboard, nround, nplayer, child_count,
-            b.history, suit_isomorphism)
+            tree["history"], suit_isomorphism)
         name = abstraction.name
         info_hand = np.full(len(info_d), -1, dtype=np.int32)
 
@@ -317,14 +425,15 @@ def compile_game(rules: LimitPokerRules, abstraction: CardAbstraction | None = N
         rules=rules, abstraction=name, hands=hands, board_cards=b.board_cards, board_valid=board_valid,
         ntype=ntype, nplayer=nplayer, nround=nround, nboard=nboard, child_start=child_start,
         child_count=child_count, **edges,
-        cw=np.array(b.cw), contrib=np.array(b.contrib, dtype=np.int64), history=b.history, dslot=dslot,
+        cw=tree["cw"], contrib=tree["contrib"], history=tree["history"], dslot=dslot,
         dnode=dnode, **showdown,
         info=info, info_player=np.asarray(info_player, np.int8), info_nact=np.asarray(nact, np.int8),
         info_round=np.asarray(info_round, np.int8), info_d=np.asarray(info_d, np.int32),
         info_hand=info_hand, bucket_labels=labels,
         canon=b.canon)
     g._hand_index = b.hand_index
-    g._node_index = {(b.history[dnode[d]], int(nboard[dnode[d]])): d for d in range(len(dnode))}
+    hist = tree["history"]
+    g._node_index = {(hist[n], bd): d for d, (n, bd) in enumerate(zip(dnode.tolist(), nboard[dnode].tolist()))}
     return g
 
 
@@ -338,13 +447,12 @@ def _board_valid(board_cards: list, hands: np.ndarray) -> np.ndarray:
     return board_valid
 
 
-def _edges(b: _Builder, child_start: np.ndarray, child_count: np.ndarray) -> dict:
+def _edges(b: _Builder, tree: dict, child_start: np.ndarray) -> dict:
     """The edge arrays of :class:`CompiledGame` (``children`` .. ``perm_inv``): each node's
     children in order and, for a chance edge, its orbit's scale and suit permutations."""
     H = len(b.hands)
-    E = int(child_count.sum())
-    children = np.array([c for x in b.kids for c, _ in x], dtype=np.int32).reshape(E)
-    child_action = np.array([a for x in b.kids for _, a in x], dtype=np.int8).reshape(E)
+    children, child_action = tree["children"], tree["child_action"]
+    E = len(children)
     edge_scale = np.ones(E)
     edge_perm_start = np.zeros(E, dtype=np.int32)
     edge_perm_count = np.zeros(E, dtype=np.int32)
