@@ -222,6 +222,8 @@ class _Builder:
         self.canon: dict = {}
         self.perms: list = []
         self.perm_index: dict = {}
+        self.pid_of: dict = {}  # suit permutation -> perm id
+        self.pid_memo: dict = {}  # (round, board, outcome) -> perm ids of the orbit
         self.templates: dict = {}
         self.outcome_memo: dict = {}
         self.size_memo: dict = {}
@@ -233,6 +235,8 @@ class _Builder:
 
     def hand_perm_inv(self, g: tuple) -> int:
         """Index of the hand map h -> sigma^-1(h) for suit permutation g."""
+        if g in self.pid_of:
+            return self.pid_of[g]
         inv = _invert(g)
         if inv in self.perm_index:
             return self.perm_index[inv]
@@ -241,6 +245,7 @@ class _Builder:
                        dtype=np.int32)
         self.perm_index[inv] = len(self.perms)
         self.perms.append(arr)
+        self.pid_of[g] = self.perm_index[inv]
         return self.perm_index[inv]
 
     def template(self, rnd: int, contrib: tuple) -> _Template:
@@ -324,8 +329,14 @@ class _Builder:
             self.segment(rnd, contrib, child_board, cw * len(members) / total, hist, pos)
             self.chance_kids.append((at, pos))
             pos += self.seg_size(rnd, contrib, key + (combo,))
-            edges.append((1.0 / len(members), [self.hand_perm_inv(g) for g in members.values()]))
+            edges.append((1.0 / len(members), self.pids(rnd, key, combo, members)))
         self.chance_edges[at] = edges
+
+    def pids(self, rnd: int, key: tuple, combo: tuple, members: dict) -> list:
+        k = (rnd, key, combo)
+        if k not in self.pid_memo:
+            self.pid_memo[k] = [self.hand_perm_inv(g) for g in members.values()]
+        return self.pid_memo[k]
 
     def segment(self, rnd: int, contrib: tuple, board: int, cw: float, hist: str, at: int) -> None:
         key = self.board_cards[board]
@@ -503,21 +514,46 @@ def _real_infosets(b: _Builder, board_valid, dnode, nboard, nround, nplayer, chi
     actions, labels (None), a decision index and the representative hand of each)."""
     B, H = board_valid.shape
     D = len(dnode)
-    valid_d = board_valid[nboard[dnode]]  # (D, H)
     rep = np.tile(np.arange(H, dtype=np.int64), (B, 1))
     for bi in range(B):
         for gperm in b.board_stab[bi]:
             rep[bi] = np.minimum(rep[bi], b.perms[b.hand_perm_inv(gperm)])
-    dd, hh = np.nonzero(valid_d)
-    keys = dd.astype(np.int64) * H + rep[nboard[dnode[dd]], hh]
-    uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
-    info = np.full((D, H), -1, dtype=np.int32)
-    info[dd, hh] = inv.astype(np.int32)
-    d_u, h_u = dd[first], rep[nboard[dnode[dd[first]]], hh[first]]
+    # infoset ids in the order of (decision index, representative hand): per board, the
+    # sorted distinct representatives of its valid hands, numbered on from each decision's base
+    idx = np.full((B, H), -1, dtype=np.int64)
+    reps = []
+    for bi in range(B):
+        v = board_valid[bi]
+        reps.append(np.unique(rep[bi, v]))
+        idx[bi, v] = np.searchsorted(reps[-1], rep[bi, v])
+    n_rep = np.array([len(u) for u in reps], dtype=np.int64)
+    rep_start = np.concatenate([[0], np.cumsum(n_rep)[:-1]]).astype(np.int64)
+    bd = nboard[dnode]
+    cnt = n_rep[bd]
+    base = np.concatenate([[0], np.cumsum(cnt)[:-1]]).astype(np.int64)
+    info = np.where(board_valid[bd], base[:, None] + idx[bd], -1).astype(np.int32)
+    d_u = np.repeat(np.arange(D, dtype=np.int64), cnt)
+    j = np.arange(len(d_u), dtype=np.int64) - base[d_u]
+    h_u = np.concatenate(reps)[rep_start[bd[d_u]] + j] if len(d_u) else np.zeros(0, np.int64)
     info_player = nplayer[dnode[d_u]]
     info_round = nround[dnode[d_u]]
     nact = child_count[dnode[d_u]].astype(np.int8)
     return info, info_player, info_round, nact, None, d_u.astype(np.int32), h_u.astype(np.int32)
+
+
+def _check_suit_invariant(abstraction, rnd: int, hands: np.ndarray, board: np.ndarray,
+                          bk: np.ndarray, cperms: list) -> None:
+    """Raise ValueError unless ``abstraction`` gives ``bk`` again for ``hands`` and ``board``
+    under every card permutation in ``cperms`` (one call per distinct permuted board)."""
+    by_board: dict = {}
+    for cperm in cperms:
+        pb = cperm[board].astype(np.int64)
+        by_board.setdefault(pb.tobytes(), (pb, []))[1].append(np.sort(cperm[hands], axis=1))
+    for pb, phs in by_board.values():
+        got = np.asarray(abstraction.bucket(rnd, np.concatenate(phs), pb))
+        if not np.array_equal(got, np.tile(bk, len(phs))):
+            raise ValueError(f"abstraction {abstraction.name!r} is not suit-invariant; "
+                             "compile with suit_isomorphism=False")
 
 
 def _abstract_infosets(rules, abstraction, b, hands, board_valid, dnode, nboard, nround, nplayer,
@@ -531,6 +567,9 @@ def _abstract_infosets(rules, abstraction, b, hands, board_valid, dnode, nboard,
     codes: dict = {}     # (round, board) -> (H,) int64 bucket-sequence id (-1: hand blocked)
     seq_ids: dict = {}   # bucket sequence tuple -> id
     seq_list: list = []
+
+    cperms = {g: np.array([_perm_card(c, g, S) for c in range(rules.n_cards)], dtype=np.int64)
+              for g in b.all_perms}
 
     def flat(bi):
         return np.array([c for o in b.board_cards[bi] for c in o], dtype=np.int64)
@@ -546,12 +585,8 @@ def _abstract_infosets(rules, abstraction, b, hands, board_valid, dnode, nboard,
         if bk.shape != (len(valid),):
             raise ValueError(f"abstraction {abstraction.name!r} returned shape {bk.shape} for round {rnd}")
         if iso:
-            for g in b.all_perms[1:]:
-                ph = np.sort(np.vectorize(lambda c: _perm_card(int(c), g, S))(hands[valid]), axis=1)
-                pb = np.array([_perm_card(int(c), g, S) for c in board], dtype=np.int64)
-                if not np.array_equal(np.asarray(abstraction.bucket(rnd, ph, pb)), bk):
-                    raise ValueError(f"abstraction {abstraction.name!r} is not suit-invariant; "
-                                     "compile with suit_isomorphism=False")
+            _check_suit_invariant(abstraction, rnd, hands[valid], board, bk,
+                                  [cperms[g] for g in b.all_perms[1:]])
         out = np.full(H, -1, dtype=np.int64)
         out[valid] = bk
         return out
@@ -577,15 +612,34 @@ def _abstract_infosets(rules, abstraction, b, hands, board_valid, dnode, nboard,
     D = len(dnode)
     hist_id: dict = {}
     hid = np.array([hist_id.setdefault(hist_arr[n], len(hist_id)) for n in dnode], dtype=np.int64)
-    cs = np.stack([code_of(int(nround[n]), int(nboard[n])) for n in dnode])  # (D, H)
-    dd, hh = np.nonzero(cs >= 0)
-    keys = hid[dd] * (len(seq_list) + 1) + cs[dd, hh]
+    B = len(b.board_cards)
+    pair = nround[dnode].astype(np.int64) * B + nboard[dnode]
+    upair, first_d, pinv = np.unique(pair, return_index=True, return_inverse=True)
+    rows = np.zeros((len(upair), H), dtype=np.int64)
+    for i in np.argsort(first_d, kind="stable"):  # sequence ids in order of first use
+        rows[i] = code_of(int(upair[i] // B), int(upair[i] % B))
+    # each decision's distinct codes (far fewer than its hands): the keys (history, code)
+    # in the order of (decision, code), as the (decision, hand) order gives them first
+    pinv = pinv.reshape(-1)
+    ucodes, row_idx = [], np.full(rows.shape, -1, dtype=np.int64)
+    for i, row in enumerate(rows):
+        v = np.flatnonzero(row >= 0)
+        u, ui = np.unique(row[v], return_inverse=True)
+        ucodes.append(u)
+        row_idx[i, v] = ui.reshape(-1)
+    n_code = np.array([len(u) for u in ucodes], dtype=np.int64)
+    code_start = np.concatenate([[0], np.cumsum(n_code)[:-1]]).astype(np.int64)
+    cnt = n_code[pinv]
+    base = np.concatenate([[0], np.cumsum(cnt)[:-1]]).astype(np.int64)
+    d_rep = np.repeat(np.arange(D, dtype=np.int64), cnt)
+    code = np.concatenate(ucodes)[code_start[pinv[d_rep]] + np.arange(len(d_rep)) - base[d_rep]]
+    keys = hid[d_rep] * (len(seq_list) + 1) + code
     uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
-    info = np.full((D, H), -1, dtype=np.int32)
-    info[dd, hh] = inv.astype(np.int32)
-    d_u = dd[first]
-    labels = [".".join("-" if x is None else str(x) for x in seq_list[c])
-              for c in cs[d_u, hh[first]]]
+    inv = inv.reshape(-1).astype(np.int32)
+    ri = row_idx[pinv]
+    info = np.where(ri >= 0, inv[np.maximum(base[:, None] + ri, 0)], -1).astype(np.int32)
+    d_u = d_rep[first]
+    labels = [".".join("-" if x is None else str(x) for x in seq_list[c]) for c in code[first]]
     n_u = dnode[d_u]
     return (info, nplayer[n_u], nround[n_u], child_count[n_u].astype(np.int8), labels,
             d_u.astype(np.int32))
