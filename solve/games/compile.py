@@ -16,6 +16,11 @@ and values, best responses and equilibria equal those of the full game.
 
 Node ids are topological (a parent's id is smaller than its children's), so solvers do a
 forward sweep for reach probabilities and a backward sweep for counterfactual values.
+
+Building: a round's betting tree depends only on the round and the contributions it starts
+from, not on the board, so each is built once as a template; subtree sizes per (round,
+contributions, board) give every node's depth-first id, and all copies of a template are
+written at once with numpy offset arithmetic (ids are those of a plain depth-first recursion).
 """
 
 from __future__ import annotations
@@ -152,6 +157,9 @@ def _invert(g: tuple) -> tuple:
     return tuple(inv)
 
 
+_END = -1  # template node kind: the round ends here
+
+
 class _Template:
     """One round's betting tree from given contributions, in DFS order: ``kind`` DECISION,
     FOLD or END (the round ends: the next round's subtree, or a showdown in the last round)."""
@@ -198,9 +206,6 @@ class _Template:
                 c3 = list(contrib); c3[p] = contrib[p] + r.bet_sizes[rnd]
                 self.edges.append((node, self._decision(c3, bets + 1, o, acted2, hist + "r"), BET_A))
         return node
-
-
-_END = -1
 
 
 class _Builder:
