@@ -16,6 +16,11 @@ and values, best responses and equilibria equal those of the full game.
 
 Node ids are topological (a parent's id is smaller than its children's), so solvers do a
 forward sweep for reach probabilities and a backward sweep for counterfactual values.
+
+Building: a round's betting tree depends only on the round and the contributions it starts
+from, not on the board, so each is built once as a template; subtree sizes per (round,
+contributions, board) give every node's depth-first id, and all copies of a template are
+written at once with numpy offset arithmetic (ids are those of a plain depth-first recursion).
 """
 
 from __future__ import annotations
@@ -152,7 +157,62 @@ def _invert(g: tuple) -> tuple:
     return tuple(inv)
 
 
+_END = -1  # template node kind: the round ends here
+
+
+class _Template:
+    """One round's betting tree from given contributions, in DFS order: ``kind`` DECISION,
+    FOLD or END (the round ends: the next round's subtree, or a showdown in the last round)."""
+
+    def __init__(self, rules: LimitPokerRules, rnd: int, contrib: tuple):
+        self.kind, self.player, self.contrib, self.suffix = [], [], [], []
+        self.edges: list = []  # (parent, child, action) in the order the old builder appended
+        self.rules, self.rnd = rules, rnd
+        bets = rules.blind_bets if rnd == 0 else 0
+        self._decision(list(contrib), bets, rules.first_to_act[rnd], (False, False), "")
+        self.kind = np.array(self.kind, dtype=np.int8)
+        self.player = np.array(self.player, dtype=np.int8)
+        self.contrib_arr = np.array(self.contrib, dtype=np.int64).reshape(-1, 2)
+        self.suffix_arr = np.array(self.suffix, dtype=object)
+        e = np.array(self.edges, dtype=np.int64).reshape(-1, 3)
+        self.e_par, self.e_child, self.e_act = e[:, 0], e[:, 1], e[:, 2].astype(np.int8)
+        self.ends = np.flatnonzero(self.kind == _END)
+
+    def _new(self, kind, player, contrib, suffix) -> int:
+        self.kind.append(kind); self.player.append(player)
+        self.contrib.append(tuple(contrib)); self.suffix.append(suffix)
+        return len(self.kind) - 1
+
+    def _next(self, contrib, bets, p, acted, suffix) -> int:
+        if all(acted):
+            return self._new(_END, -1, contrib, suffix)
+        return self._decision(contrib, bets, p, acted, suffix)
+
+    def _decision(self, contrib, bets, p, acted, hist) -> int:
+        r, rnd = self.rules, self.rnd
+        node = self._new(DECISION, p, contrib, hist)
+        o = 1 - p
+        acted2 = tuple(True if i == p else acted[i] for i in range(2))
+        if contrib[p] < contrib[o]:
+            self.edges.append((node, self._new(FOLD, p, contrib, hist + "f"), FOLD_A))
+            c2 = list(contrib); c2[p] = contrib[o]
+            self.edges.append((node, self._next(c2, bets, o, acted2, hist + "c"), CALL_A))
+            if bets < r.bet_caps[rnd]:
+                c3 = list(contrib); c3[p] = contrib[o] + r.bet_sizes[rnd]
+                self.edges.append((node, self._decision(c3, bets + 1, o, acted2, hist + "r"), RAISE_A))
+        else:
+            self.edges.append((node, self._next(list(contrib), bets, o, acted2, hist + "c"), CHECK_A))
+            if bets < r.bet_caps[rnd]:
+                c3 = list(contrib); c3[p] = contrib[p] + r.bet_sizes[rnd]
+                self.edges.append((node, self._decision(c3, bets + 1, o, acted2, hist + "r"), BET_A))
+        return node
+
+
 class _Builder:
+    """The public tree, laid out in the old recursive builder's DFS order: one betting template
+    per (round, contributions), subtree sizes per (round, contributions, board), then every
+    instance of a template written at once with numpy offset arithmetic."""
+
     def __init__(self, rules: LimitPokerRules, suit_isomorphism: bool):
         self.r = rules
         S = rules.n_suits
@@ -160,24 +220,28 @@ class _Builder:
         self.hands = list(itertools.combinations(range(rules.n_cards), rules.private_cards))
         self.hand_index = {h: i for i, h in enumerate(self.hands)}
         self.all_perms = list(itertools.permutations(range(S))) if suit_isomorphism else [tuple(range(S))]
-        self.hand_perm_cache: dict = {}
-        # boards
         self.board_cards: list = [()]
         self.board_index = {(): 0}
         self.board_stab: list = [self.all_perms]
+        self.stab_of: dict = {(): self.all_perms}
         self.canon: dict = {}
-        # nodes
-        self.ntype, self.nplayer, self.nround, self.nboard = [], [], [], []
-        self.kids: list = []
-        self.cw: list = []
-        self.contrib: list = []
-        self.history: list = []
-        self.chance_edges: dict = {}  # node -> list of (scale, [perm ids])
         self.perms: list = []
         self.perm_index: dict = {}
+        self.pid_of: dict = {}  # suit permutation -> perm id
+        self.pid_memo: dict = {}  # (round, board, outcome) -> perm ids of the orbit
+        self.templates: dict = {}
+        self.outcome_memo: dict = {}
+        self.size_memo: dict = {}
+        self.layouts: dict = {}
+        self.groups: dict = {}       # (rnd, contrib, layout key) -> [offsets, cw, boards, hists]
+        self.chance: list = []       # (node, rnd, board, cw, contrib, hist)
+        self.chance_kids: list = []  # (node, child)
+        self.chance_edges: dict = {}  # node -> list of (scale, [perm ids]), post-order
 
     def hand_perm_inv(self, g: tuple) -> int:
         """Index of the hand map h -> sigma^-1(h) for suit permutation g."""
+        if g in self.pid_of:
+            return self.pid_of[g]
         inv = _invert(g)
         if inv in self.perm_index:
             return self.perm_index[inv]
@@ -186,13 +250,62 @@ class _Builder:
                        dtype=np.int32)
         self.perm_index[inv] = len(self.perms)
         self.perms.append(arr)
+        self.pid_of[g] = self.perm_index[inv]
         return self.perm_index[inv]
 
-    def new_node(self, t, player, rnd, board, cw, contrib, hist) -> int:
-        self.ntype.append(t); self.nplayer.append(player); self.nround.append(rnd)
-        self.nboard.append(board); self.kids.append([]); self.cw.append(cw)
-        self.contrib.append(tuple(contrib)); self.history.append(hist)
-        return len(self.ntype) - 1
+    def template(self, rnd: int, contrib: tuple) -> _Template:
+        key = (rnd, contrib)
+        if key not in self.templates:
+            self.templates[key] = _Template(self.r, rnd, contrib)
+        return self.templates[key]
+
+    def outcomes(self, rnd: int, key: tuple) -> list:
+        """Orbits of the next public cards after board ``key``: (cards, {image: perm}, stabiliser)."""
+        if key in self.outcome_memo:
+            return self.outcome_memo[key]
+        r, S = self.r, self.r.n_suits
+        m = r.public_cards[rnd]
+        used = {c for o in key for c in o}
+        remaining = [c for c in range(r.n_cards) if c not in used]
+        G = self.stab_of[key]
+        seen: set = set()
+        out = []
+        for combo in itertools.combinations(remaining, m):
+            if combo in seen:
+                continue
+            members: dict = {}
+            for g in G:
+                members.setdefault(tuple(sorted(_perm_card(c, g, S) for c in combo)), g)
+            seen.update(members)
+            stab = [g for g in G if tuple(sorted(_perm_card(c, g, S) for c in combo)) == combo]
+            self.stab_of.setdefault(key + (combo,), stab)
+            out.append((combo, members, stab))
+        self.outcome_memo[key] = out
+        return out
+
+    def unit_size(self, rnd: int, contrib: tuple, key: tuple) -> int:
+        """Nodes of ``start_round(rnd)``'s subtree (a showdown when ``rnd`` is past the end)."""
+        if rnd == self.r.rounds:
+            return 1
+        if self.r.public_cards[rnd] == 0:
+            return self.seg_size(rnd, contrib, key)
+        return 1 + sum(self.seg_size(rnd, contrib, key + (c,)) for c, _, _ in self.outcomes(rnd, key))
+
+    def seg_size(self, rnd: int, contrib: tuple, key: tuple) -> int:
+        return int(self.layout(rnd, contrib, key)[-1])
+
+    def layout(self, rnd: int, contrib: tuple, key: tuple) -> np.ndarray:
+        """Offsets of the template's nodes inside its subtree on board ``key`` (END: the root
+        of the next round's subtree), and the subtree's size last."""
+        k = (rnd, contrib, key)
+        if k not in self.layouts:
+            t = self.template(rnd, contrib)
+            w = np.ones(len(t.kind) + 1, dtype=np.int64)
+            for i in t.ends:
+                w[i] = self.unit_size(rnd + 1, t.contrib[i], key)
+            w[-1] = 0
+            self.layouts[k] = np.concatenate([[0], np.cumsum(w)[:-1]])
+        return self.layouts[k]
 
     def board_child(self, b: int, outcome: tuple, stab: list) -> int:
         key = self.board_cards[b] + (outcome,)
@@ -202,75 +315,91 @@ class _Builder:
             self.board_stab.append(stab)
         return self.board_index[key]
 
-    def start_round(self, rnd: int, contrib, board: int, cw: float, hist: str) -> int:
+    def start_round(self, rnd: int, contrib: tuple, board: int, cw: float, hist: str, at: int) -> None:
+        """Lay out ``start_round``'s subtree at node id ``at`` (chance nodes now, betting
+        templates queued for :meth:`emit`)."""
         r = self.r
-        m = r.public_cards[rnd]
-        if m == 0:
-            bets = r.blind_bets if rnd == 0 else 0
-            return self.decision(rnd, list(contrib), bets, r.first_to_act[rnd], (False, False), board, cw, hist)
-        node = self.new_node(CHANCE, -1, rnd, board, cw, contrib, hist)
-        S = r.n_suits
-        used = {c for o in self.board_cards[board] for c in o}
-        remaining = [c for c in range(r.n_cards) if c not in used]
-        unseen = r.n_cards - 2 * r.private_cards - len(used)
-        total = math.comb(unseen, m)
-        G = self.board_stab[board]
-        seen = set()
+        key = self.board_cards[board]
+        if r.public_cards[rnd] == 0:
+            return self.segment(rnd, contrib, board, cw, hist, at)
+        self.chance.append((at, rnd, board, cw, contrib, hist))
+        used = sum(len(o) for o in key)
+        total = math.comb(r.n_cards - 2 * r.private_cards - used, r.public_cards[rnd])
+        pos = at + 1
         edges = []
-        for combo in itertools.combinations(remaining, m):
-            if combo in seen:
-                continue
-            members: dict = {}
-            for g in G:
-                img = tuple(sorted(_perm_card(c, g, S) for c in combo))
-                members.setdefault(img, g)
-            seen.update(members)
-            stab = [g for g in G if tuple(sorted(_perm_card(c, g, S) for c in combo)) == combo]
+        for combo, members, stab in self.outcomes(rnd, key):
             child_board = self.board_child(board, combo, stab)
             for img, g in members.items():
                 self.canon[(board, img)] = (child_board, g)
-            bets = r.blind_bets if rnd == 0 else 0
-            child = self.decision(rnd, list(contrib), bets, r.first_to_act[rnd], (False, False), child_board,
-                                  cw * len(members) / total, hist)
-            self.kids[node].append((child, -1))
-            edges.append((1.0 / len(members), [self.hand_perm_inv(g) for g in members.values()]))
-        self.chance_edges[node] = edges
-        return node
+            self.segment(rnd, contrib, child_board, cw * len(members) / total, hist, pos)
+            self.chance_kids.append((at, pos))
+            pos += self.seg_size(rnd, contrib, key + (combo,))
+            edges.append((1.0 / len(members), self.pids(rnd, key, combo, members)))
+        self.chance_edges[at] = edges
 
-    def end_round(self, rnd, contrib, board, cw, hist) -> int:
-        if rnd == self.r.rounds - 1:
-            return self.new_node(SHOWDOWN, -1, rnd, board, cw, contrib, hist)
-        return self.start_round(rnd + 1, contrib, board, cw, hist + "/")
+    def pids(self, rnd: int, key: tuple, combo: tuple, members: dict) -> list:
+        k = (rnd, key, combo)
+        if k not in self.pid_memo:
+            self.pid_memo[k] = [self.hand_perm_inv(g) for g in members.values()]
+        return self.pid_memo[k]
 
-    def decision(self, rnd, contrib, bets, p, acted, board, cw, hist) -> int:
+    def segment(self, rnd: int, contrib: tuple, board: int, cw: float, hist: str, at: int) -> None:
+        key = self.board_cards[board]
+        lay = self.layout(rnd, contrib, key)
+        group = self.groups.setdefault((rnd, contrib, lay.tobytes()), ([], [], [], [], lay))
+        for lst, x in zip(group, (at, cw, board, hist)):
+            lst.append(x)
+        if rnd + 1 < self.r.rounds:
+            t = self.template(rnd, contrib)
+            for i in t.ends:
+                self.start_round(rnd + 1, t.contrib[i], board, cw, hist + t.suffix[i] + "/",
+                                 at + int(lay[i]))
+
+    def build(self) -> dict:
+        """Node and edge arrays of the whole tree (``history`` a list, edges by parent)."""
         r = self.r
-        node = self.new_node(DECISION, p, rnd, board, cw, contrib, hist)
-        o = 1 - p
-        acted2 = tuple(True if i == p else acted[i] for i in range(2))
-        if contrib[p] < contrib[o]:
-            child = self.new_node(FOLD, p, rnd, board, cw, contrib, hist + "f")
-            self.kids[node].append((child, FOLD_A))
-            c2 = list(contrib); c2[p] = contrib[o]
-            if all(acted2):
-                child = self.end_round(rnd, c2, board, cw, hist + "c")
-            else:
-                child = self.decision(rnd, c2, bets, o, acted2, board, cw, hist + "c")
-            self.kids[node].append((child, CALL_A))
-            if bets < r.bet_caps[rnd]:
-                c3 = list(contrib); c3[p] = contrib[o] + r.bet_sizes[rnd]
-                child = self.decision(rnd, c3, bets + 1, o, acted2, board, cw, hist + "r")
-                self.kids[node].append((child, RAISE_A))
-        else:
-            if all(acted2):
-                child = self.end_round(rnd, contrib, board, cw, hist + "c")
-            else:
-                child = self.decision(rnd, list(contrib), bets, o, acted2, board, cw, hist + "c")
-            self.kids[node].append((child, CHECK_A))
-            if bets < r.bet_caps[rnd]:
-                c3 = list(contrib); c3[p] = contrib[p] + r.bet_sizes[rnd]
-                child = self.decision(rnd, c3, bets + 1, o, acted2, board, cw, hist + "r")
-                self.kids[node].append((child, BET_A))
-        return node
+        k, n = r.private_cards, r.n_cards
+        root_cw = 1.0 / (math.comb(n, k) * math.comb(n - k, k))
+        N = self.unit_size(0, r.contributions, ())
+        self.start_round(0, r.contributions, 0, root_cw, "", 0)
+        a = {"ntype": np.zeros(N, np.int8), "nplayer": np.zeros(N, np.int8),
+             "nround": np.zeros(N, np.int8), "nboard": np.zeros(N, np.int32),
+             "cw": np.zeros(N), "contrib": np.zeros((N, 2), np.int64),
+             "history": np.empty(N, dtype=object)}
+        par, kid, act = [], [], []
+        for node, rnd, board, cw, contrib, hist in self.chance:
+            for name, v in zip(("ntype", "nplayer", "nround", "nboard", "cw", "contrib", "history"),
+                               (CHANCE, -1, rnd, board, cw, contrib, hist)):
+                a[name][node] = v
+        if self.chance_kids:
+            ck = np.array(self.chance_kids, dtype=np.int64)
+            par.append(ck[:, 0]); kid.append(ck[:, 1]); act.append(np.full(len(ck), -1, np.int8))
+        for (rnd, contrib, _), (at, cw, board, hist, lay) in self.groups.items():
+            self._emit(a, self.template(rnd, contrib), rnd, lay, at, cw, board, hist, (par, kid, act))
+        par, kid, act = (np.concatenate(x) for x in (par, kid, act))
+        order = np.argsort(par, kind="stable")
+        a["child_count"] = np.bincount(par, minlength=N).astype(np.int32)
+        a["children"], a["child_action"] = kid[order].astype(np.int32), act[order]
+        a["history"] = a["history"].tolist()
+        return a
+
+    def _emit(self, a: dict, t: _Template, rnd: int, lay, at, cw, board, hist, edges) -> None:
+        """Write every instance (offsets ``at``) of template ``t`` at once."""
+        last = rnd == self.r.rounds - 1
+        keep = np.flatnonzero(t.kind != _END) if not last else np.arange(len(t.kind))
+        at = np.array(at, dtype=np.int64)[:, None]
+        pos = at + lay[keep][None, :]
+        a["ntype"][pos] = np.where(t.kind == _END, SHOWDOWN, t.kind)[keep]
+        a["nplayer"][pos] = t.player[keep]
+        a["nround"][pos] = rnd
+        a["nboard"][pos] = np.array(board, dtype=np.int32)[:, None]
+        a["cw"][pos] = np.array(cw)[:, None]
+        a["contrib"][pos] = t.contrib_arr[keep]
+        a["history"][pos] = np.array(hist, dtype=object)[:, None] + t.suffix_arr[keep][None, :]
+        par, kid, act = edges
+        par.append((at + lay[t.e_par][None, :]).ravel())
+        kid.append((at + lay[t.e_child][None, :]).ravel())
+        act.append(np.broadcast_to(t.e_act, (len(at), len(t.e_act))).ravel())
 
 
 def compile_game(rules: LimitPokerRules, abstraction: CardAbstraction | None = None,
@@ -281,25 +410,20 @@ def compile_game(rules: LimitPokerRules, abstraction: CardAbstraction | None = N
         ValueError: if the abstraction is not suit-invariant while ``suit_isomorphism`` is on.
     """
     b = _Builder(rules, suit_isomorphism)
+    tree = b.build()
     k = rules.private_cards
-    n = rules.n_cards
-    root_cw = 1.0 / (math.comb(n, k) * math.comb(n - k, k))
-    b.start_round(0, rules.contributions, 0, root_cw, "")
-
     H = len(b.hands)
     hands = np.array(b.hands, dtype=np.int32).reshape(H, k)
     board_valid = _board_valid(b.board_cards, hands)
-    ntype = np.array(b.ntype, dtype=np.int8)
-    child_count = np.array([len(x) for x in b.kids], dtype=np.int32)
+    ntype = tree["ntype"]
+    child_count = tree["child_count"]
     child_start = np.zeros(len(ntype), dtype=np.int32)
     child_start[1:] = np.cumsum(child_count)[:-1]
-    edges = _edges(b, child_start, child_count)
+    edges = _edges(b, tree, child_start)
     dnode = np.flatnonzero(ntype == DECISION).astype(np.int32)
     dslot = np.full(len(ntype), -1, dtype=np.int32)
     dslot[dnode] = np.arange(len(dnode), dtype=np.int32)
-    nboard = np.array(b.nboard, dtype=np.int32)
-    nround = np.array(b.nround, dtype=np.int8)
-    nplayer = np.array(b.nplayer, dtype=np.int8)
+    nboard, nround, nplayer = tree["nboard"], tree["nround"], tree["nplayer"]
     showdown = _showdown_order(rules, b.board_cards, hands, board_valid,
                                np.unique(nboard[ntype == SHOWDOWN]))
     if abstraction is None:
@@ -309,7 +433,7 @@ def compile_game(rules: LimitPokerRules, abstraction: CardAbstraction | None = N
     else:
         info, info_player, info_round, nact, labels, info_d = _abstract_infosets(
             rules, abstraction, b, hands, board_valid, dnode, nboard, nround, nplayer, child_count,
-            b.history, suit_isomorphism)
+            tree["history"], suit_isomorphism)
         name = abstraction.name
         info_hand = np.full(len(info_d), -1, dtype=np.int32)
 
@@ -317,14 +441,15 @@ def compile_game(rules: LimitPokerRules, abstraction: CardAbstraction | None = N
         rules=rules, abstraction=name, hands=hands, board_cards=b.board_cards, board_valid=board_valid,
         ntype=ntype, nplayer=nplayer, nround=nround, nboard=nboard, child_start=child_start,
         child_count=child_count, **edges,
-        cw=np.array(b.cw), contrib=np.array(b.contrib, dtype=np.int64), history=b.history, dslot=dslot,
+        cw=tree["cw"], contrib=tree["contrib"], history=tree["history"], dslot=dslot,
         dnode=dnode, **showdown,
         info=info, info_player=np.asarray(info_player, np.int8), info_nact=np.asarray(nact, np.int8),
         info_round=np.asarray(info_round, np.int8), info_d=np.asarray(info_d, np.int32),
         info_hand=info_hand, bucket_labels=labels,
         canon=b.canon)
     g._hand_index = b.hand_index
-    g._node_index = {(b.history[dnode[d]], int(nboard[dnode[d]])): d for d in range(len(dnode))}
+    hist = tree["history"]
+    g._node_index = {(hist[n], bd): d for d, (n, bd) in enumerate(zip(dnode.tolist(), nboard[dnode].tolist()))}
     return g
 
 
@@ -338,13 +463,12 @@ def _board_valid(board_cards: list, hands: np.ndarray) -> np.ndarray:
     return board_valid
 
 
-def _edges(b: _Builder, child_start: np.ndarray, child_count: np.ndarray) -> dict:
+def _edges(b: _Builder, tree: dict, child_start: np.ndarray) -> dict:
     """The edge arrays of :class:`CompiledGame` (``children`` .. ``perm_inv``): each node's
     children in order and, for a chance edge, its orbit's scale and suit permutations."""
     H = len(b.hands)
-    E = int(child_count.sum())
-    children = np.array([c for x in b.kids for c, _ in x], dtype=np.int32).reshape(E)
-    child_action = np.array([a for x in b.kids for _, a in x], dtype=np.int8).reshape(E)
+    children, child_action = tree["children"], tree["child_action"]
+    E = len(children)
     edge_scale = np.ones(E)
     edge_perm_start = np.zeros(E, dtype=np.int32)
     edge_perm_count = np.zeros(E, dtype=np.int32)
@@ -395,21 +519,46 @@ def _real_infosets(b: _Builder, board_valid, dnode, nboard, nround, nplayer, chi
     actions, labels (None), a decision index and the representative hand of each)."""
     B, H = board_valid.shape
     D = len(dnode)
-    valid_d = board_valid[nboard[dnode]]  # (D, H)
     rep = np.tile(np.arange(H, dtype=np.int64), (B, 1))
     for bi in range(B):
         for gperm in b.board_stab[bi]:
             rep[bi] = np.minimum(rep[bi], b.perms[b.hand_perm_inv(gperm)])
-    dd, hh = np.nonzero(valid_d)
-    keys = dd.astype(np.int64) * H + rep[nboard[dnode[dd]], hh]
-    uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
-    info = np.full((D, H), -1, dtype=np.int32)
-    info[dd, hh] = inv.astype(np.int32)
-    d_u, h_u = dd[first], rep[nboard[dnode[dd[first]]], hh[first]]
+    # infoset ids in the order of (decision index, representative hand): per board, the
+    # sorted distinct representatives of its valid hands, numbered on from each decision's base
+    idx = np.full((B, H), -1, dtype=np.int64)
+    reps = []
+    for bi in range(B):
+        v = board_valid[bi]
+        reps.append(np.unique(rep[bi, v]))
+        idx[bi, v] = np.searchsorted(reps[-1], rep[bi, v])
+    n_rep = np.array([len(u) for u in reps], dtype=np.int64)
+    rep_start = np.concatenate([[0], np.cumsum(n_rep)[:-1]]).astype(np.int64)
+    bd = nboard[dnode]
+    cnt = n_rep[bd]
+    base = np.concatenate([[0], np.cumsum(cnt)[:-1]]).astype(np.int64)
+    info = np.where(board_valid[bd], base[:, None] + idx[bd], -1).astype(np.int32)
+    d_u = np.repeat(np.arange(D, dtype=np.int64), cnt)
+    j = np.arange(len(d_u), dtype=np.int64) - base[d_u]
+    h_u = np.concatenate(reps)[rep_start[bd[d_u]] + j] if len(d_u) else np.zeros(0, np.int64)
     info_player = nplayer[dnode[d_u]]
     info_round = nround[dnode[d_u]]
     nact = child_count[dnode[d_u]].astype(np.int8)
     return info, info_player, info_round, nact, None, d_u.astype(np.int32), h_u.astype(np.int32)
+
+
+def _check_suit_invariant(abstraction, rnd: int, hands: np.ndarray, board: np.ndarray,
+                          bk: np.ndarray, cperms: list) -> None:
+    """Raise ValueError unless ``abstraction`` gives ``bk`` again for ``hands`` and ``board``
+    under every card permutation in ``cperms`` (one call per distinct permuted board)."""
+    by_board: dict = {}
+    for cperm in cperms:
+        pb = cperm[board].astype(np.int64)
+        by_board.setdefault(pb.tobytes(), (pb, []))[1].append(np.sort(cperm[hands], axis=1))
+    for pb, phs in by_board.values():
+        got = np.asarray(abstraction.bucket(rnd, np.concatenate(phs), pb))
+        if not np.array_equal(got, np.tile(bk, len(phs))):
+            raise ValueError(f"abstraction {abstraction.name!r} is not suit-invariant; "
+                             "compile with suit_isomorphism=False")
 
 
 def _abstract_infosets(rules, abstraction, b, hands, board_valid, dnode, nboard, nround, nplayer,
@@ -423,6 +572,9 @@ def _abstract_infosets(rules, abstraction, b, hands, board_valid, dnode, nboard,
     codes: dict = {}     # (round, board) -> (H,) int64 bucket-sequence id (-1: hand blocked)
     seq_ids: dict = {}   # bucket sequence tuple -> id
     seq_list: list = []
+
+    cperms = {g: np.array([_perm_card(c, g, S) for c in range(rules.n_cards)], dtype=np.int64)
+              for g in b.all_perms}
 
     def flat(bi):
         return np.array([c for o in b.board_cards[bi] for c in o], dtype=np.int64)
@@ -438,12 +590,8 @@ def _abstract_infosets(rules, abstraction, b, hands, board_valid, dnode, nboard,
         if bk.shape != (len(valid),):
             raise ValueError(f"abstraction {abstraction.name!r} returned shape {bk.shape} for round {rnd}")
         if iso:
-            for g in b.all_perms[1:]:
-                ph = np.sort(np.vectorize(lambda c: _perm_card(int(c), g, S))(hands[valid]), axis=1)
-                pb = np.array([_perm_card(int(c), g, S) for c in board], dtype=np.int64)
-                if not np.array_equal(np.asarray(abstraction.bucket(rnd, ph, pb)), bk):
-                    raise ValueError(f"abstraction {abstraction.name!r} is not suit-invariant; "
-                                     "compile with suit_isomorphism=False")
+            _check_suit_invariant(abstraction, rnd, hands[valid], board, bk,
+                                  [cperms[g] for g in b.all_perms[1:]])
         out = np.full(H, -1, dtype=np.int64)
         out[valid] = bk
         return out
@@ -469,15 +617,34 @@ def _abstract_infosets(rules, abstraction, b, hands, board_valid, dnode, nboard,
     D = len(dnode)
     hist_id: dict = {}
     hid = np.array([hist_id.setdefault(hist_arr[n], len(hist_id)) for n in dnode], dtype=np.int64)
-    cs = np.stack([code_of(int(nround[n]), int(nboard[n])) for n in dnode])  # (D, H)
-    dd, hh = np.nonzero(cs >= 0)
-    keys = hid[dd] * (len(seq_list) + 1) + cs[dd, hh]
+    B = len(b.board_cards)
+    pair = nround[dnode].astype(np.int64) * B + nboard[dnode]
+    upair, first_d, pinv = np.unique(pair, return_index=True, return_inverse=True)
+    rows = np.zeros((len(upair), H), dtype=np.int64)
+    for i in np.argsort(first_d, kind="stable"):  # sequence ids in order of first use
+        rows[i] = code_of(int(upair[i] // B), int(upair[i] % B))
+    # each decision's distinct codes (far fewer than its hands): the keys (history, code)
+    # in the order of (decision, code), as the (decision, hand) order gives them first
+    pinv = pinv.reshape(-1)
+    ucodes, row_idx = [], np.full(rows.shape, -1, dtype=np.int64)
+    for i, row in enumerate(rows):
+        v = np.flatnonzero(row >= 0)
+        u, ui = np.unique(row[v], return_inverse=True)
+        ucodes.append(u)
+        row_idx[i, v] = ui.reshape(-1)
+    n_code = np.array([len(u) for u in ucodes], dtype=np.int64)
+    code_start = np.concatenate([[0], np.cumsum(n_code)[:-1]]).astype(np.int64)
+    cnt = n_code[pinv]
+    base = np.concatenate([[0], np.cumsum(cnt)[:-1]]).astype(np.int64)
+    d_rep = np.repeat(np.arange(D, dtype=np.int64), cnt)
+    code = np.concatenate(ucodes)[code_start[pinv[d_rep]] + np.arange(len(d_rep)) - base[d_rep]]
+    keys = hid[d_rep] * (len(seq_list) + 1) + code
     uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
-    info = np.full((D, H), -1, dtype=np.int32)
-    info[dd, hh] = inv.astype(np.int32)
-    d_u = dd[first]
-    labels = [".".join("-" if x is None else str(x) for x in seq_list[c])
-              for c in cs[d_u, hh[first]]]
+    inv = inv.reshape(-1).astype(np.int32)
+    ri = row_idx[pinv]
+    info = np.where(ri >= 0, inv[np.maximum(base[:, None] + ri, 0)], -1).astype(np.int32)
+    d_u = d_rep[first]
+    labels = [".".join("-" if x is None else str(x) for x in seq_list[c]) for c in code[first]]
     n_u = dnode[d_u]
     return (info, nplayer[n_u], nround[n_u], child_count[n_u].astype(np.int8), labels,
             d_u.astype(np.int32))
