@@ -12,13 +12,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from schema.errors import UserError
+from schema.errors import UserError, first_line
 from schema.storage import AtomicFile
 from schema.strategy import (FORMAT_KEY, HOLDEM_WEIGHT_SCHEMA, PROBABILITY_DTYPE,
                              STRATEGY_WEIGHT_SCHEMA, TRAINING, UNIFORM_START_FIELD, seat_name,
                              training_codes, uniform_default, with_format)
 
-from solve.holdem.buckets import HoldemBuckets
+from solve.holdem.buckets import HoldemBuckets, row_where
 from solve.holdem.game import BettingTree
 
 
@@ -146,17 +146,11 @@ def stored_round_mean(path: Path, weights_file: Path, size: int, rnd: int) -> fl
     names = f.schema_arrow.names
     if f.metadata.num_rows != size or "round_mean_weight" not in names:
         return None
-    col = f.metadata.schema.names.index("round")
-    for g in range(f.metadata.num_row_groups):
-        st = f.metadata.row_group(g).column(col).statistics
-        if st is not None and st.has_min_max and not st.min <= rnd <= st.max:
-            continue
-        t = f.read_row_group(g, columns=["round", "round_mean_weight"])
-        hit = np.flatnonzero(t.column("round").to_numpy() == rnd)
-        if len(hit):
-            v = t.column("round_mean_weight")[int(hit[0])].as_py()
-            return float("nan") if v is None else float(v)
-    return None
+    row = row_where(path, "round", rnd, ["round_mean_weight"])
+    if row is None:
+        return None
+    v = row["round_mean_weight"]
+    return float("nan") if v is None else float(v)
 
 
 def write_strategy_table(path: Path, name: str, tree: BettingTree, buckets: HoldemBuckets,
@@ -240,8 +234,8 @@ def upgrade_strategy_table(path: Path, out: Path | None = None, progress=None) -
     try:
         f = pq.ParquetFile(path)
     except (OSError, pa.ArrowException) as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise UserError(f"{path}: cannot be read as a strategy table ({first})") from None
+        raise UserError(f"{path}: cannot be read as a strategy table ({first_line(exc)})"
+                        ) from None
     meta = f.schema_arrow.metadata or {}
     got = f.schema_arrow
     if meta.get(FORMAT_KEY) != b"holdem":
@@ -265,9 +259,8 @@ def upgrade_strategy_table(path: Path, out: Path | None = None, progress=None) -
             try:
                 t = f.read_row_group(g)
             except (OSError, pa.ArrowException) as exc:
-                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-                raise UserError(f"{path}: row group {g} cannot be read ({first}); the table "
-                                "is left as it was") from None
+                raise UserError(f"{path}: row group {g} cannot be read ({first_line(exc)}); "
+                                "the table is left as it was") from None
             if carry is not None:
                 t = pa.concat_tables([carry, t]).unify_dictionaries()
             t = t.combine_chunks()
