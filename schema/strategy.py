@@ -138,13 +138,20 @@ TRAINING = ("trained", "barely trained", "never trained", "unknown")
 PROBABILITY_DTYPE = np.float32
 
 
+def uniform_entry(k) -> np.ndarray:
+    """What a uniform strategy stores, at the tables' precision (:data:`PROBABILITY_DTYPE`),
+    for an information set of ``k`` actions (a count or an array of counts): ``float32(1 /
+    k)``. The one statement of the uniform-start rule's constant (:func:`uniform_default`;
+    ``solve.holdem.table`` applies it column by column to rows of mixed widths)."""
+    return (1.0 / np.asarray(k, dtype=np.float64)).astype(PROBABILITY_DTYPE)
+
+
 def uniform_default(probabilities) -> np.ndarray:
     """Whether each row of ``probabilities`` (..., k actions; float64 ``weight / total``) is
     the uniform strategy at the precision the tables store (:data:`PROBABILITY_DTYPE`):
-    every entry rounds to ``float32(1 / k)``."""
+    every entry rounds to :func:`uniform_entry` ``(k)``."""
     p = np.asarray(probabilities, dtype=np.float64)
-    k = p.shape[-1]
-    return (p.astype(PROBABILITY_DTYPE) == PROBABILITY_DTYPE(1.0 / k)).all(axis=-1)
+    return (p.astype(PROBABILITY_DTYPE) == uniform_entry(p.shape[-1])).all(axis=-1)
 
 
 def round_mean_weights(weight: np.ndarray, rounds: np.ndarray, n_rounds: int) -> np.ndarray:

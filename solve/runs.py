@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from schema.errors import UserError
 from schema.paths import data_dir as resolve_data_dir
 from schema.paths import stored_path
 from schema.progress import progress_bar
-from schema.storage import atomic_write_parquet
+from schema.storage import atomic_write_parquet, file_sha256
 from solve.holdem.table import upgrade_strategy_table
 from solve.table import strategy_path, write_strategy
 
@@ -97,13 +98,21 @@ def upgrade_strategy(data_dir, name: str) -> dict:
     """Bring stored Texas Hold'em strategy ``name``'s table up to the current schema: add the
     ``uniform_start`` column a table written before it lacks (so that the ``strategies`` view
     says "never trained" where the average is still the uniform start), computed from its own
-    rows in one streaming pass and written atomically over it
-    (``solve.holdem.table.upgrade_strategy_table``), then the catalog row's SHA-256. Returns
-    that function's summary plus ``path``; a table already current is left as it is."""
+    rows in one streaming pass (``solve.holdem.table.upgrade_strategy_table``). The table and
+    the catalog row's SHA-256 change together: the new table is written beside the old one
+    (``.NAME.parquet.upgrade``, :func:`pending_upgrade_path`), the catalog row takes its
+    digest, then it is renamed over the old. Killed before the catalog commit, the old table
+    and row stand (the pending file is redone); killed after it, the pending file is the
+    journal: a re-run finds its digest in the catalog and finishes the rename. Returns the
+    upgrade's summary plus ``path``; a table already current is left as it is."""
     ddir = resolve_data_dir(data_dir)
     if not NAME_PATTERN.match(name):
         raise UserError(f"no strategy named {name!r}")
     path = strategy_path(ddir, name)
+    pending = pending_upgrade_path(path)
+    if pending.is_file() and _finish_pending(ddir, name, path, pending):
+        return {"upgraded": True, "resumed": True, "rows": None, "infosets": None,
+                "uniform_start": None, "digest": file_sha256(path), "path": path}
     if not path.is_file():
         raise UserError(f"no strategy table {path} (see: cli.py strategies)")
     with progress_bar(total=None, desc=f"upgrade {name}", unit="row") as bar:
@@ -111,10 +120,39 @@ def upgrade_strategy(data_dir, name: str) -> dict:
             bar.total = total
             bar.update(done - bar.n)
 
-        out = upgrade_strategy_table(path, progress=progress)
-    if out["upgraded"] and (ddir / "poker.duckdb").exists():
+        out = upgrade_strategy_table(path, out=pending, progress=progress)
+    if out["upgraded"]:
+        _set_digest(ddir, name, out["digest"])
+        os.replace(pending, path)
+    return {**out, "resumed": False, "path": path}
+
+
+def pending_upgrade_path(path: Path) -> Path:
+    """Where :func:`upgrade_strategy` writes a table's upgraded copy before the rename (a
+    hidden name no ``*.parquet`` reader takes for a table)."""
+    return path.with_name(f".{path.name}.upgrade")
+
+
+def _set_digest(ddir: Path, name: str, digest: str) -> None:
+    if (ddir / "poker.duckdb").exists():
         with session_scope(ddir) as s:
             row = s.get(SolveRun, name)
             if row is not None:
-                row.sha256 = out["digest"]
-    return {**out, "path": path}
+                row.sha256 = digest
+
+
+def _finish_pending(ddir: Path, name: str, path: Path, pending: Path) -> bool:
+    """An earlier upgrade of ``name`` was cut off with its copy written at ``pending``: if the
+    catalog already records the copy's digest (killed between the commit and the rename),
+    finish the rename and say so (True); else drop the copy, the old table and row standing
+    (False: the caller upgrades again)."""
+    recorded = None
+    if (ddir / "poker.duckdb").exists():
+        with session_scope(ddir) as s:
+            row = s.get(SolveRun, name)
+            recorded = None if row is None else row.sha256
+    if recorded is not None and recorded == file_sha256(pending):
+        os.replace(pending, path)
+        return True
+    pending.unlink()
+    return False

@@ -16,7 +16,9 @@ the code under test.
 """
 
 import json
+import os
 import re
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -602,6 +604,66 @@ def test_an_old_holdem_table_reads_and_the_upgrade_adds_uniform_start(holdem_dir
     assert run(d, "strategies", "--upgrade", "one") == 0
     assert "already current" in capsys.readouterr().out and file_sha256(path) == before
     assert sorted(p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")) == []
+
+
+def test_an_upgrade_cut_off_around_the_catalog_commit_resumes(holdem_dir, tmp_path, capsys,
+                                                              monkeypatch):
+    """The table and its catalog digest change together: killed before the catalog commit,
+    the old table and row stand and a re-run upgrades; killed between the commit and the rename,
+    a re-run finds the pending copy's digest in the catalog and finishes the rename. Either way
+    the catalog's SHA-256 ends equal to the table's, as an export needs."""
+    import solve.runs
+    from schema.catalog import session_scope
+    from schema.catalog_solve import SolveRun
+    from schema.storage import file_sha256
+
+    d = tmp_path / "old"
+    path = old_format_copy(holdem_dir, d)
+    pending = solve.runs.pending_upgrade_path(path)
+
+    def digest():
+        with session_scope(d) as s:
+            return s.get(SolveRun, "one").sha256
+
+    old_table, old_row = file_sha256(path), digest()
+
+    def killed(*a, **k):
+        raise KeyboardInterrupt
+
+    # before the commit: nothing the readers see has changed
+    with monkeypatch.context() as m:
+        m.setattr(solve.runs, "_set_digest", killed)
+        with pytest.raises(KeyboardInterrupt):
+            solve.runs.upgrade_strategy(d, "one")
+    assert file_sha256(path) == old_table and digest() == old_row and pending.is_file()
+    assert run(d, "strategies", "--upgrade", "one") == 0
+    assert "still at the uniform start" in capsys.readouterr().out
+    assert "uniform_start" in pq.read_schema(path).names
+    assert digest() == file_sha256(path) != old_table and not pending.exists()
+
+    # between the commit and the rename: the re-run finishes it
+    path2 = old_format_copy(holdem_dir, tmp_path / "old2")
+    d2 = tmp_path / "old2"
+    replace = os.replace
+
+    def rename_killed(src, dst):  # only the rename onto the table (AtomicFile's own go on)
+        if Path(dst) == path2:
+            raise KeyboardInterrupt
+        replace(src, dst)
+
+    with monkeypatch.context() as m:
+        m.setattr(os, "replace", rename_killed)
+        with pytest.raises(KeyboardInterrupt):
+            solve.runs.upgrade_strategy(d2, "one")
+    pending2 = solve.runs.pending_upgrade_path(path2)
+    with session_scope(d2) as s:
+        assert s.get(SolveRun, "one").sha256 == file_sha256(pending2) != file_sha256(path2)
+    assert run(d2, "strategies", "--upgrade", "one") == 0
+    assert "finished an upgrade that was cut off" in capsys.readouterr().out
+    with session_scope(d2) as s:
+        assert s.get(SolveRun, "one").sha256 == file_sha256(path2)
+    assert "uniform_start" in pq.read_schema(path2).names and not pending2.exists()
+    assert pq.read_table(path2).equals(pq.read_table(path))
 
 
 def one_error(capsys):

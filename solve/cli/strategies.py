@@ -52,7 +52,10 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.upgrade is not None:
         out = upgrade_strategy(args.data_dir, args.upgrade)
-        if not out["upgraded"]:
+        if out["resumed"]:
+            print(f"{args.upgrade}: finished an upgrade that was cut off after the catalog "
+                  f"recorded it: {out['path']}")
+        elif not out["upgraded"]:
             print(f"{args.upgrade}: already current (has uniform_start): {out['path']}")
         else:
             print(f"{args.upgrade}: upgraded {out['rows']:,} rows, {out['infosets']:,} "

@@ -16,7 +16,8 @@ from schema.errors import UserError, first_line
 from schema.storage import AtomicFile
 from schema.strategy import (FORMAT_KEY, HOLDEM_WEIGHT_SCHEMA, PROBABILITY_DTYPE,
                              STRATEGY_WEIGHT_SCHEMA, TRAINING, UNIFORM_START_FIELD, seat_name,
-                             training_codes, uniform_default, with_format)
+                             training_codes, uniform_default, uniform_entry,
+                             with_format)
 
 from solve.holdem.buckets import HoldemBuckets, row_where
 from solve.holdem.game import BettingTree
@@ -75,7 +76,7 @@ def round_weights(tree: BettingTree, buckets: HoldemBuckets, average: np.ndarray
         k = tree.nact[nodes].astype(np.int64)
         # per column: its node's index and the float32 1/k a uniform average stores there
         col_node = np.repeat(np.arange(len(nodes)), k)
-        col_uniform = (1.0 / np.repeat(k, k)).astype(PROBABILITY_DTYPE)
+        col_uniform = uniform_entry(np.repeat(k, k))
         slab = np.asarray(average[base:base + kb * width]).reshape(kb, width)
         step = max(1, _CHUNK_ELEMENTS // max(width, 1))
         for b0 in range(0, kb, step):
@@ -311,7 +312,7 @@ def _with_uniform_start(t: pa.Table, final: bool, offset: int):
                         "are not contiguous (fewer than 2 rows, or probabilities not summing "
                         "to 1): not a table solve wrote")
     k = np.repeat(size, size)
-    same = prob.astype(PROBABILITY_DTYPE) == (1.0 / k).astype(PROBABILITY_DTYPE)
+    same = prob.astype(PROBABILITY_DTYPE) == uniform_entry(k)
     weight = t.column("weight").chunk(0).slice(0, end).to_numpy(zero_copy_only=False)
     uniform = np.logical_and.reduceat(same, starts) & (np.nan_to_num(weight[starts]) > 0)
     head = t.slice(0, end).append_column(UNIFORM_START_FIELD,
