@@ -107,8 +107,10 @@ def evaluate(support: GameSupport, strategies: list[str], equilibrium: str, data
     todo_single = []  # (name, measure list)
     for n in names:
         need = []
-        if any(missing(Result(m, n, sha[n], 0.0, seat=seat)) for m, seat in (
-                ("best_response", 1), ("best_response", 2), ("exploitability", None))):
+        br_keys = [Result(m, n, sha[n], 0.0, seat=seat).key() for m, seat in (
+            ("best_response", 1), ("best_response", 2), ("exploitability", None))]
+        if any(k not in have for k in br_keys) or (
+                not all(have[k] for k in br_keys) and exact_since(support, n)):
             need.append("best_response")
         if missing(Result("value", n, sha[n], 0.0)):
             need.append("value")
@@ -130,11 +132,13 @@ def evaluate(support: GameSupport, strategies: list[str], equilibrium: str, data
             batch = []
             if "best_response" in need:
                 t0 = time.time()
-                v1, v2 = support.best_responses(n)
+                v1, v2, exact = support.best_responses(n)
                 sec = time.time() - t0
-                batch += [Result("best_response", n, sha[n], v1, seat=1, seconds=sec / 2),
-                          Result("best_response", n, sha[n], v2, seat=2, seconds=sec / 2),
-                          Result("exploitability", n, sha[n], 0.5 * (v1 + v2))]
+                batch += [Result("best_response", n, sha[n], v1, seat=1, exact=exact,
+                                 seconds=sec / 2),
+                          Result("best_response", n, sha[n], v2, seat=2, exact=exact,
+                                 seconds=sec / 2),
+                          Result("exploitability", n, sha[n], 0.5 * (v1 + v2), exact=exact)]
             if "value" in need or "game_value" in need:
                 t0 = time.time()
                 v = support.value(n)
@@ -148,7 +152,8 @@ def evaluate(support: GameSupport, strategies: list[str], equilibrium: str, data
                 batch.append(Result("vs_equilibrium", n, sha[n], v, strategy_b=equilibrium,
                                     sha_b=sha[equilibrium], ci_low=lo, ci_high=hi, exact=exact,
                                     seconds=time.time() - t0))
-            write_batch(data_dir, support.game, [r for r in batch if missing(r)])
+            write_batch(data_dir, support.game, [r for r in batch if missing(r) or (
+                r.exact and not have[r.key()])])
             done += len(need)
             bar.update(len(need))
         if pairs and hasattr(support, "head_to_head_many"):  # exact games: one matrix
@@ -169,6 +174,13 @@ def evaluate(support: GameSupport, strategies: list[str], equilibrium: str, data
                 done += 1
             write_batch(data_dir, support.game, batch)
     return done
+
+
+def exact_since(support: GameSupport, name: str) -> bool:
+    """Whether a game whose best responses are sampled lower bounds has an exact figure for
+    ``name`` now (``exact_best_responses``, optional), which supersedes the sampled rows."""
+    exact = getattr(support, "exact_best_responses", None)
+    return exact is not None and exact(name) is not None
 
 
 def _pairs_at_once(support: GameSupport, data_dir: Path, pairs: list[tuple[str, str]],
@@ -208,10 +220,10 @@ def measure_tables(data_dir: Path, game: str, strategies: list[str], equilibrium
             cols = [d[0] for d in rel.description]
             return cols, rel.fetchall()
 
-        out["exploitability"] = q(
+        out["exploitability"] = exploitability_table(*q(
             "SELECT strategy, abstraction, abstract_exploitability, exploitability_seat1, "
-            "exploitability_seat2, exploitability FROM exploitability "
-            "WHERE game = ? AND list_contains(?, strategy) ORDER BY exploitability", [game, names])
+            "exploitability_seat2, exploitability, exact FROM exploitability "
+            "WHERE game = ? AND list_contains(?, strategy) ORDER BY exploitability", [game, names]))
         cols, rows = q("SELECT strategy, opponent, value FROM head_to_head "
                        "WHERE game = ? AND list_contains(?, strategy) AND list_contains(?, opponent)",
                        [game, names, names])
@@ -231,6 +243,23 @@ def measure_tables(data_dir: Path, game: str, strategies: list[str], equilibrium
             "FROM value_error WHERE game = ? AND list_contains(?, strategy) ORDER BY abs_error",
             [game, names])
     return out
+
+
+def exploitability_table(cols: list[str], rows: list) -> tuple[list[str], list]:
+    """The exploitability table with its last column (``exact``) turned into what the headers
+    say: all exact, the headers unchanged; all sampled (Texas Hold'em's LBR), the three
+    figures headed "(LBR lower bound)"; mixed, a ``best response`` column before the figures
+    says which per row."""
+    *cols, _ = cols
+    kinds = {bool(r[-1]) for r in rows}
+    if kinds == {False}:
+        return ([c if not c.startswith("exploitability") else f"{c} (LBR lower bound)"
+                 for c in cols], [list(r[:-1]) for r in rows])
+    if kinds == {True, False}:  # before the figures: the last column stays exploitability
+        return (cols[:3] + ["best response"] + cols[3:],
+                [list(r[:3]) + ["exact" if r[-1] else "LBR lower bound"] + list(r[3:-1])
+                 for r in rows])
+    return cols, [list(r[:-1]) for r in rows]
 
 
 # --------------------------------------------------------------------------- compare

@@ -81,16 +81,22 @@ def write_batch(data_dir: str | Path, game: str, results: list[Result]) -> Path 
     return Path(data_dir) / rel
 
 
-def stored_keys(data_dir: str | Path, game: str) -> set[tuple]:
+def stored_keys(data_dir: str | Path, game: str) -> dict[tuple, bool]:
     """Keys (:meth:`Result.key`) of the evaluations of ``game`` by this code version whose
-    Parquet file is still there (a deleted file's evaluations are computed again)."""
+    Parquet file is still there (a deleted file's evaluations are computed again), each with
+    whether an exact row is stored under it (a sampled one can be superseded)."""
     with session_scope(data_dir) as s:
         q = s.query(Evaluation.measure, Evaluation.seat, Evaluation.strategy_a, Evaluation.sha_a,
-                    Evaluation.strategy_b, Evaluation.sha_b, Evaluation.path).filter(
+                    Evaluation.strategy_b, Evaluation.sha_b, Evaluation.path,
+                    Evaluation.exact).filter(
             Evaluation.game == game, Evaluation.code_version == CODE_VERSION)
         rows = q.all()
     present: dict[str, bool] = {}
-    for *_, path in rows:
+    out: dict[tuple, bool] = {}
+    for row in rows:
+        path = row[6]
         if path not in present:
             present[path] = (Path(data_dir) / path).exists()
-    return {tuple(row[:-1]) for row in rows if present[row[-1]]}
+        if present[path]:
+            out[tuple(row[:6])] = out.get(tuple(row[:6]), False) or bool(row[7])
+    return out

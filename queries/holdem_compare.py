@@ -3,11 +3,14 @@
 
     python cli.py compare --game holdem holdem-holdem-pa-pcs-plus-h64 holdem-holdem-eb-pcs-plus-h64
 
-The real game is too large for an exact best response or equilibrium, so the measures are
-sampled (``solve.holdem.evaluate``) and never marked exact:
+The real game is too large for an exact equilibrium, so most measures are sampled
+(``solve.holdem.evaluate``) and never marked exact:
 
-- ``best_responses``: the local-best-response values (chips) against the strategy in seat 1
-  and seat 2 -- lower bounds on the best responses;
+- ``best_responses``: the exact best responses in the real game (chips) against the strategy
+  in seat 1 and seat 2 where ``evaluate NAME --best-response exact`` has computed them for the
+  strategy as stored now (``solve.holdem.best_response.stored_exact``; marked exact), else the
+  local-best-response values -- lower bounds on the best responses, marked not exact (the
+  tables then head those columns "LBR lower bound");
 - ``head_to_head``: duplicate matches, with the 95% interval;
 - ``value``: the strategy's self-play value for seat 1, over sampled deals;
 - the "equilibrium" is ``--equilibrium NAME`` or else the stored Hold'em strategy with the
@@ -26,6 +29,7 @@ from schema.catalog_abstraction import Abstraction
 from schema.catalog_solve import SolveRun
 from schema.errors import ParameterError, UserError
 from solve.holdem import run as holdem_run
+from solve.holdem.best_response import stored_exact
 from solve.holdem.evaluate import duplicate_match, local_best_response, sample_deals, seat_value
 from solve.holdem.run import HoldemSolveOptions, load_policy
 
@@ -131,13 +135,27 @@ class HoldemSupport:
             self._policies[name] = load_policy(name, self.data_dir, self._cache)
         return self._policies[name]
 
-    def best_responses(self, name: str) -> tuple[float, float]:
-        """LBR's chips against ``name`` in seat 1 and in seat 2 (lower bounds)."""
+    def exact_best_responses(self, name: str) -> tuple[float, float] | None:
+        """The stored exact best responses' chips against ``name`` in seat 1 and in seat 2,
+        or None where none is stored for the strategy as it is now."""
+        _, tree = self._policy(name)
+        got = stored_exact(self.data_dir, name, tree)
+        if got is None:
+            return None
+        # br_seat1: the responder in seat 2 (index 1) against the strategy in seat 1
+        return float(got["br_seat1_chips"]), float(got["br_seat0_chips"])
+
+    def best_responses(self, name: str) -> tuple[float, float, bool]:
+        """Chips against ``name`` in seat 1 and in seat 2, and whether they are exact: the
+        stored exact best response, else LBR's (lower bounds, not exact)."""
+        exact = self.exact_best_responses(name)
+        if exact is not None:
+            return exact[0], exact[1], True
         pol, tree = self._policy(name)
         _, lbr_vs_seat2, lbr_vs_seat1 = local_best_response(tree, pol, LBR_DEALS, seed=11)
         bb = tree.rules.big_blind / 1000.0
         # LBR in seat 0 plays against the strategy in seat 2, and vice versa
-        return lbr_vs_seat1.mean * bb, lbr_vs_seat2.mean * bb
+        return lbr_vs_seat1.mean * bb, lbr_vs_seat2.mean * bb, False
 
     def value(self, name: str) -> float:
         pol, tree = self._policy(name)

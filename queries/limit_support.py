@@ -247,10 +247,11 @@ class LimitPokerSupport(GameSupport):
         return out
 
     # measures ------------------------------------------------------------------
-    def best_responses(self, name: str) -> tuple[float, float]:
+    def best_responses(self, name: str) -> tuple[float, float, bool]:
         beh = self.behaviour(name)
         # seat 1 (player index 0) is exploited by a best-responding player 2, and vice versa
-        return (best_response_value(self.real(), beh, 1), best_response_value(self.real(), beh, 0))
+        return (best_response_value(self.real(), beh, 1), best_response_value(self.real(), beh, 0),
+                True)
 
     def value(self, name: str) -> float:
         return expected_value(self.real(), self.behaviour(name))

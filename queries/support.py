@@ -83,7 +83,11 @@ class GameSupport:
     - ``ensure_strategy(entry, options) -> name``: the strategy to evaluate, solving if needed.
     - ``equilibrium(options) -> name``: an (epsilon-)equilibrium of the real game.
     - ``sha(name)``, ``is_exact(name)``: the strategy table's SHA-256; exact equilibrium or not.
-    - ``best_responses(name) -> (v1, v2)``: value to the nemesis when ``name`` plays seat 1, 2.
+    - ``best_responses(name) -> (v1, v2, exact)``: value to the nemesis when ``name`` plays
+      seat 1, 2; ``exact`` False where they are sampled lower bounds (the tables say so).
+    - optionally ``exact_best_responses(name) -> (v1, v2) | None``: for a game whose best
+      responses are sampled lower bounds, an exact figure computed since; stored rows that are
+      not exact are then evaluated again (and the exact rows win in ``evaluation_results``).
     - ``value(name)``: ``x' A y`` of the strategy's own profile, for player 1.
     - ``head_to_head(a, b) -> (value, ci_low, ci_high, exact)``.
     - optionally ``head_to_head_many(names, progress) -> M``: exact head-to-head of every pair

@@ -305,6 +305,13 @@ def test_cli_evaluate_best_response_exact(tmp_path, capsys, monkeypatch):
                "2", "--name", "h", "--iterations", "2000", "--sampler", "chance",
                "--lbr-deals", "20", "--h2h-deals", "100") == 0
     capsys.readouterr()
+    # compare before the exact figure: LBR's bound, marked not exact and headed so
+    assert run("compare", "--game", "holdem", "h", "--no-progress") == 0
+    assert "exploitability (LBR lower bound)" in capsys.readouterr().out
+    assert run("sql", "SELECT exploitability, exact FROM exploitability WHERE strategy = 'h'",
+               "--format", "json") == 0
+    (lbr,) = json.loads(capsys.readouterr().out)
+    assert lbr["exact"] is False
     assert run("evaluate", "h", "--best-response", "exact") == 0
     out = capsys.readouterr().out
     assert "exact best response" in out and "exploitability" in out
@@ -333,6 +340,15 @@ def test_cli_evaluate_best_response_exact(tmp_path, capsys, monkeypatch):
     assert row["game_value_mbb"] == pytest.approx(value["value_mbb"], abs=1e-9)
     assert row["canonical_flops"] == len(flops) and row["full_deck"] is False
     assert row["lbr_mbb"] is None  # the solve's LBR is of the full deck: not beside a reduced one
+    # compare after it: the exact figure supersedes LBR's rows, the headers drop the bound
+    assert run("compare", "--game", "holdem", "h", "--no-progress") == 0
+    assert "LBR lower bound" not in capsys.readouterr().out
+    assert run("sql", "SELECT exploitability, exploitability_seat1, exploitability_seat2, exact "
+               "FROM exploitability WHERE strategy = 'h'", "--format", "json") == 0
+    (ex,) = json.loads(capsys.readouterr().out)
+    assert ex["exact"] is True
+    assert ex["exploitability"] == pytest.approx(
+        0.5 * (value["br_seat0_chips"] + value["br_seat1_chips"]), abs=1e-9)
     assert run("sql", "SELECT strategy, iterations, last FROM holdem_checkpoints",
                "--format", "json") == 0
     assert {"strategy": "h", "iterations": 2000, "last": True} in json.loads(

@@ -585,6 +585,16 @@ def store_key(ddir: Path, spec: str, tree: BettingTree, deck: np.ndarray) -> dic
             "deck": [int(c) for c in deck]}
 
 
+def stored_exact(ddir: Path, spec: str, tree: BettingTree) -> dict | None:
+    """The full-deck exact best response :func:`run_exact` stored for strategy ``spec`` as it
+    is stored now (``ExactResult.as_dict``), or None: never computed, not finished, or of an
+    earlier solve of the name (the key holds the strategy's identity)."""
+    key = store_key(Path(ddir), spec, tree, FULL_DECK)
+    name = spec_parts(spec)[0]
+    return FigureStore(Path(ddir) / "strategies" / name / "evaluations").get(
+        {**key, "kind": "exact-best-response"})
+
+
 def run_exact(ddir: Path, spec: str, workers: int = 0, scheduler: str | None = None,
               progress: bool = True, deck: np.ndarray | None = None) -> ExactResult:
     """``evaluate SPEC --best-response exact``: both seats' exact best responses to the stored
