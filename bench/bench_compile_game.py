@@ -60,6 +60,8 @@ def _histories(state) -> int:
 
 
 def _leduc_peer(repeat: int) -> None:
+    # OpenSpiel is a test-only dependency (requirements-dev.txt): imported where the peer runs,
+    # so the Rhode Island timings above need only the project's own requirements
     import pyspiel
     from open_spiel.python import policy
 
