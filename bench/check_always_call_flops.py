@@ -56,6 +56,8 @@ from solve.holdem.game import HoldemRules, build_tree
 #: the equity table of the hands with 0 (preflop), 3, 4 or 5 board cards
 TABLES = {0: "equity_preflop", 3: "equity_flop", 4: "equity_turn", 5: "equity_river"}
 OPPONENTS = 1081  # C(47, 2) opponent hands beside a hand and a flop
+#: what the ``--whole-game`` store's flops are of
+STORE_KEY = {"kind": "always-call-check", "deck": 52}
 
 
 def results(data_dir: Path, n_board: int) -> np.ndarray:
@@ -119,14 +121,51 @@ def _mean_over_next_card(n_board: int, value_next: np.ndarray, chunk: int = 1 <<
     return out
 
 
-def whole_game_closed_form(e: dict[int, np.ndarray], bets, progress=print) -> tuple[float, float]:
-    """Each seat's best-response chips against always-call, from the equity tables alone."""
+def later_per_flop_hand(e: dict[int, np.ndarray], bets, progress=print) -> np.ndarray:
+    """Per canonical flop hand, ``b1 max(e1, 0) + F``: the best response's winnings from the
+    bets of the flop, turn and river against always-call (the pot before the flop aside)."""
     t0 = time.process_time()
     R = _mean_over_next_card(4, bets[3] * np.maximum(e[5], 0.0))
     progress(f"R over the turn hands: {time.process_time() - t0:.0f} CPU s")
     F = _mean_over_next_card(3, bets[2] * np.maximum(e[4], 0.0) + R)
     progress(f"F over the flop hands: {time.process_time() - t0:.0f} CPU s")
-    later = bets[1] * np.maximum(e[3], 0.0) + F  # per canonical flop hand
+    return bets[1] * np.maximum(e[3], 0.0) + F
+
+
+def flop_closed_form(flop: np.ndarray, e: dict[int, np.ndarray], later: np.ndarray
+                     ) -> tuple[np.ndarray, ...]:
+    """:func:`closed_form` read off :func:`later_per_flop_hand` (one index per hand)."""
+    dpa, dpb, dpi = BR.deck_pairs(BR.FULL_DECK)
+    live = ~(np.isin(dpa, flop) | np.isin(dpb, flop))
+    a, b = dpa[live], dpb[live]
+    idx = HandIndexer((2, 3)).index(np.stack([a, b, *(np.full(len(a), c) for c in flop)],
+                                             axis=1))
+    return dpi[live], e[3][idx], later[idx]
+
+
+def flop_difference(tree, reach: np.ndarray, got: np.ndarray, pi, e1, rest) -> tuple[float, int]:
+    """The largest |public tree - closed form| on one flop (``got``: ``flop_values``) over
+    every responder hand, seat and flop entry, both the best response and the strategy's own
+    value, and the number of (seat, entry) pairs the opponent's calls reach."""
+    diff, reached = 0.0, 0
+    for p in range(2):
+        for j, n in enumerate(BR.flop_entries(tree)):
+            c = float(tree.spent[n, p])
+            if reach[p, j].max() > 0:
+                reached += 1
+                want_br = OPPONENTS * (c * e1 + rest)
+                want_own = OPPONENTS * c * e1
+            else:
+                want_br = want_own = np.zeros(len(pi))
+            diff = max(diff, float(np.abs(got[p, 0, j, pi] - want_br).max()),
+                       float(np.abs(got[p, 1, j, pi] - want_own).max()))
+    return diff, reached
+
+
+def whole_game_closed_form(e: dict[int, np.ndarray], bets, later: np.ndarray,
+                           progress=print) -> tuple[float, float]:
+    """Each seat's best-response chips against always-call, from the equity tables alone."""
+    t0 = time.process_time()
     pre, flop_ix = HandIndexer((2,)), HandIndexer((2, 3))
     hole = pre.unindex(np.arange(pre.size)).astype(np.int64)
     dpa, dpb, _ = BR.deck_pairs(BR.FULL_DECK)
@@ -143,11 +182,37 @@ def whole_game_closed_form(e: dict[int, np.ndarray], bets, progress=print) -> tu
     return float(value[0, cls].mean()), float(value[1, cls].mean())
 
 
+def verify_stored(tree, pol, e, later, store, tol) -> int:
+    """Every flop a ``--whole-game`` run has finished so far, against its closed form."""
+    flops = BR.canonical_flops(BR.FULL_DECK)
+    reach = BR.preflop_reach(tree, pol, BR.FULL_DECK)
+    shape = (2, 2, len(BR.flop_entries(tree)), 1326)
+    done = store.load(len(flops), shape)
+    worst = 0.0
+    for i in sorted(done):
+        diff, _ = flop_difference(tree, reach, done[i],
+                                  *flop_closed_form(np.asarray(flops[i].cards), e, later))
+        worst = max(worst, diff)
+    ok = worst <= tol * OPPONENTS
+    print(f"{len(done)} of {len(flops)} canonical flops stored (weight "
+          f"{sum(flops[i].weight for i in done):,} of 22,100 flops); largest |public tree - "
+          f"closed form| over every hand, seat and entry: {worst:.3e} chips (x1,081): "
+          f"{'agree' if ok else 'DISAGREE'}")
+    return 0 if ok else 1
+
+
 def whole_game(args, tree, pol, e) -> int:
     bets = tree.rules.bets
-    closed = whole_game_closed_form(e, bets, progress=lambda m: print(m, flush=True))
-    key = {"kind": "always-call-check", "deck": 52}
-    store = BR.FlopStore(Path(args.store), key)
+    say = lambda m: print(m, flush=True)  # noqa: E731
+    later = later_per_flop_hand(e, bets, say)
+    closed = whole_game_closed_form(e, bets, later, say)
+    bb = tree.rules.big_blind
+    say(f"closed form: small blind {closed[0]:.12f} chips ({closed[0] * 1000 / bb:.3f} mbb/g), "
+        f"big blind {closed[1]:.12f} chips ({closed[1] * 1000 / bb:.3f} mbb/g); mean "
+        f"{(closed[0] + closed[1]) * 500 / bb:.3f} mbb/g")
+    store = BR.FlopStore(Path(args.store), STORE_KEY)
+    if args.verify_stored:
+        return verify_stored(tree, pol, e, later, store, args.tol)
     t0 = time.process_time()
     with store.locked():
         got = BR.exact_best_response(tree, pol, BR.FULL_DECK, store=store, progress=True)
@@ -180,6 +245,9 @@ def main(argv=None) -> int:
                     help="check each seat's whole-game value instead (all 1,755 flops)")
     ap.add_argument("--store", type=Path,
                     help="--whole-game: the folder that keeps finished flops (resumable)")
+    ap.add_argument("--verify-stored", action="store_true",
+                    help="--whole-game: only check the flops already in --store against "
+                    "their closed form (another run may still be adding flops)")
     args = ap.parse_args(argv)
     if args.whole_game and args.store is None:
         ap.error("--whole-game needs --store")
@@ -201,19 +269,7 @@ def main(argv=None) -> int:
         got = BR.flop_values(tree, pol, f, reach, BR.FULL_DECK)
         walk = time.process_time() - t0
         pi, e1, rest = closed_form(f, e, bets)
-        diff = 0.0
-        reached = 0
-        for p in range(2):
-            for j, n in enumerate(entries):
-                c = float(tree.spent[n, p])
-                if reach[p, j].max() > 0:
-                    reached += 1
-                    want_br = OPPONENTS * (c * e1 + rest)
-                    want_own = OPPONENTS * c * e1
-                else:
-                    want_br = want_own = np.zeros(len(pi))
-                diff = max(diff, float(np.abs(got[p, 0, j, pi] - want_br).max()),
-                           float(np.abs(got[p, 1, j, pi] - want_own).max()))
+        diff, reached = flop_difference(tree, reach, got, pi, e1, rest)
         worst = max(worst, diff)
         names = format_cards(f.astype(np.uint8))
         print(f"flop {i} ({names}): walk {walk:.1f} CPU s; {reached} of {2 * len(entries)} "
