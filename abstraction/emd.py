@@ -30,7 +30,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial.distance import cdist
 
 from abstraction._emd_kernels import emd_line_pairwise
 from abstraction._metric_kmeans_kernels import l1_paired, l1_where
@@ -153,6 +152,8 @@ class L1:
     """Manhattan distance (strategy vectors: ``abstraction.strategy_features``)."""
 
     def pairwise(self, x: np.ndarray, c: np.ndarray) -> np.ndarray:
+        from scipy.spatial.distance import cdist  # lazy: ~0.4 s at every CLI start-up
+
         # scipy's C loop: no (rows x dimension) temporary per centre (18x at 70 x 70 rows of
         # 1,600 actions, a Rhode Island turn parent of a strategy build)
         return cdist(np.atleast_2d(x), np.atleast_2d(c), "cityblock")  # in double precision

@@ -28,7 +28,6 @@ skipped pair is a transport problem not solved).
 from __future__ import annotations
 
 import numpy as np
-from scipy import sparse
 
 MAX_ITER = 100
 #: relative slack on the bounds: a pair is skipped only when its lower bound exceeds the
@@ -37,6 +36,7 @@ SLACK = 1e-9
 
 
 def _means(x, w, labels, k, old):
+    from scipy import sparse  # lazy: ~0.4 s at every CLI start-up
     ws = np.bincount(labels, weights=w, minlength=k)
     # sum of w_i x_i per cluster as a sparse (clusters x rows) product: the same sums in the
     # same order as np.add.at, which took a quarter of a strategy build's time (11x faster)

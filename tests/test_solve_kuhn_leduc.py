@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from solve.algorithms.cfr import CFRSolver
-from solve.algorithms.evaluate import best_response_value, expected_value, exploitability, head_to_head
+from solve.algorithms.evaluate import (_depths, best_response_value, expected_value, exploitability,
+                                      head_to_head)
 from solve.games.compile import compile_game
 from solve.games.rules import kuhn, leduc
 from solve.algorithms.lp import solve_lp
@@ -105,6 +106,17 @@ def test_resume_matches_uninterrupted(tmp_path, leduc_game, alg):
     assert resumed.iteration_ == 30
     np.testing.assert_array_equal(resumed.regrets_, whole.regrets_)
     np.testing.assert_array_equal(resumed.average_, whole.average_)
+
+
+def test_depths_level_by_level_equal_a_walk_from_the_root(leduc_game):
+    """The best response's level order: each node's depth, computed a level at a time, is its
+    parent's plus one, as a plain walk over the nodes (parents come first) gives it."""
+    g = leduc_game
+    walk = np.zeros(len(g.ntype), np.int64)
+    for n in range(len(g.ntype)):
+        walk[g.children[g.child_start[n]:g.child_start[n] + g.child_count[n]]] = walk[n] + 1
+    assert walk.max() > 3
+    assert np.array_equal(_depths(g.child_start, g.child_count, g.children), walk)
 
 
 def test_bad_algorithm(kuhn_game):

@@ -24,15 +24,29 @@ def _levels(game: CompiledGame) -> tuple[np.ndarray, np.ndarray]:
     cached = getattr(game, "_levels_cache", None)
     if cached is not None:
         return cached
-    N = len(game.ntype)
-    depth = np.zeros(N, dtype=np.int64)
-    for n in range(N):  # parents come before children
-        s, c = game.child_start[n], game.child_count[n]
-        depth[game.children[s:s + c]] = depth[n] + 1
+    depth = _depths(game.child_start, game.child_count, game.children)
     order = np.argsort(depth, kind="stable").astype(np.int32)
     start = np.searchsorted(depth[order], np.arange(depth.max() + 2)).astype(np.int64)
     game._levels_cache = (order, start)
     return order, start
+
+
+def _depths(child_start: np.ndarray, child_count: np.ndarray, children: np.ndarray) -> np.ndarray:
+    """Depth of every node below the root (node 0), one level of the tree at a time."""
+    count = np.asarray(child_count, dtype=np.int64)
+    first = np.repeat(np.asarray(child_start, dtype=np.int64) - np.cumsum(count) + count, count)
+    parent = np.zeros(len(count), dtype=np.int64)
+    parent[children[first + np.arange(len(first))]] = np.repeat(np.arange(len(count)), count)
+    depth = np.zeros(len(count), dtype=np.int64)
+    level = np.zeros(len(count), dtype=bool)
+    level[0] = True
+    d = 0
+    while level.any():  # the nodes whose parent is on the current level
+        d += 1
+        level = level[parent]
+        level[0] = False
+        depth[level] = d
+    return depth
 
 
 def real_infosets(game: CompiledGame) -> tuple[np.ndarray, int]:

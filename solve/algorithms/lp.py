@@ -11,8 +11,6 @@ an equilibrium of the abstract game).
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from solve.algorithms import _kernels as K
 from solve.games.compile import CompiledGame
@@ -23,6 +21,7 @@ REACH_TOL = 1e-12  # sequence weights at or below this are taken as 0 (also solv
 
 def sequence_form(game: CompiledGame):
     """(A, E, F, seq_offset, parent_seq, n_seq) of the sequence form; see module docstring."""
+    import scipy.sparse as sp  # lazy: ~0.4 s at every CLI start-up
     n_inf = game.n_infosets
     seq_offset = np.zeros(n_inf, dtype=np.int64)
     n_seq = [1, 1]
@@ -62,6 +61,8 @@ def _solve_side(M, own, opp, method: str = "highs", slack: bool = False):
     """max f'q s.t. opp'q - M'x <= 0, own x = e, x >= 0 ; returns (x, value), and the slack
     of each opponent-sequence constraint too when ``slack`` (``method="highs-ds"``, dual
     simplex, gives a vertex: ``solve.algorithms.lp_exact`` certifies from it)."""
+    from scipy.optimize import linprog  # lazy: ~0.4 s at every CLI start-up
+    import scipy.sparse as sp  # lazy: ~0.4 s at every CLI start-up
     n_own = own.shape[1]
     m_opp = opp.shape[0]
     c = np.zeros(n_own + m_opp)

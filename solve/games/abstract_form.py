@@ -45,7 +45,6 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from solve.games import _abstract_form_kernels as K
 from solve.games import ranking
@@ -63,6 +62,7 @@ SPARSE_BELOW = 0.1  # matrices with a smaller fraction of nonzero entries are ke
 def _compact(m):
     """``m`` as a CSR matrix if it is mostly zeros (e.g. lossless types, which meet only
     types on the same board), else dense."""
+    import scipy.sparse as sp  # lazy: ~0.4 s at every CLI start-up
     if sp.issparse(m):
         return m if m.nnz < SPARSE_BELOW * m.shape[0] * m.shape[1] else m.toarray()
     nnz = np.count_nonzero(m)
@@ -70,11 +70,13 @@ def _compact(m):
 
 
 def _nnz(m) -> int:
+    import scipy.sparse as sp  # lazy: ~0.4 s at every CLI start-up
     return int(m.nnz) if sp.issparse(m) else int(m.size)
 
 
 def _count_nonzero(m) -> int:
     """Entries of ``m`` that are not zero (explicit zeros of a sparse matrix not counted)."""
+    import scipy.sparse as sp  # lazy: ~0.4 s at every CLI start-up
     return int(m.count_nonzero()) if sp.issparse(m) else int(np.count_nonzero(m))
 
 
@@ -226,6 +228,7 @@ def _deal_matrices(rules: LimitPokerRules, abstraction: CardAbstraction, max_typ
     """(the types of every round, ``S``, ``W_r`` per round): every deal enumerated once, on the
     final boards, into counts and showdown sign sums per pair of final types, then the fold
     matrices aggregated to each round's types (see the module docstring)."""
+    import scipy.sparse as sp  # lazy: ~0.4 s at every CLI start-up
     hands = np.array(list(itertools.combinations(range(rules.n_cards), rules.private_cards)),
                      np.int64)
     boards = _boards(rules)

@@ -17,12 +17,15 @@ appearance, so a parent infoset (of the same player) precedes its children.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from fractions import Fraction
 
 import numpy as np
-import scipy.sparse as sp
 
 from solve.algorithms._treeplex_kernels import chance_reach, last_sequences
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 DECISION, CHANCE, TERMINAL = 0, 1, 2
 
@@ -260,6 +263,7 @@ class SequenceForm:
 
     def constraints(self, p: int) -> sp.csr_matrix:
         """``E`` (player 1) or ``F`` (player 2): ``E x = e`` with ``e = (1, 0, ..., 0)``."""
+        import scipy.sparse as sp  # lazy: ~0.4 s at every CLI start-up
         parent, offset, nact = self.parent[p], self.offset[p], self.nact[p]
         rows, cols, vals = [0], [0], [1.0]
         for j in range(len(parent)):
@@ -301,6 +305,7 @@ def sequence_form(t: Tree) -> SequenceForm:
         ValueError: if the tree does not have perfect recall (an infoset reached with two
             different own last sequences).
     """
+    import scipy.sparse as sp  # lazy: ~0.4 s at every CLI start-up
     I = t.n_infosets
     local = np.zeros(I, np.int64)
     offset_g = np.zeros(I, np.int64)
