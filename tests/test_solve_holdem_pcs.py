@@ -81,7 +81,7 @@ def test_vector_walk_equals_scalar_values_summed_over_the_same_deals(tiny2):
         v = np.zeros(1326)
         H = P.pcs_root_values(tree.ntype, tree.player, tree.round, tree.nact, tree.child,
                               tree.spent, off, b.lookup, *tabs, 2, R, p, BOARD, ha,
-                              hb, v)
+                              hb, v, 0, 0)  # all hands (m_hands 0, seed unused)
         vals[p] = v[:H]
     pairs = [(i, j) for i in range(H) for j in range(H)
              if len({ha[i], hb[i], ha[j], hb[j]}) == 4]

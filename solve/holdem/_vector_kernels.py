@@ -37,7 +37,9 @@ BOARD_SEEN_V = BOARD_SEEN  # board cards seen in each round (0, 3, 4, 5)
 def board_hands(board, n_rounds, bk, tabs, ha, hb, bkt, val, gend, cards, out):
     """Fill the hand arrays of ``board``, hands in ascending strength (see the module
     docstring); ``gend[i]`` is one past the last hand tied with hand i. Returns H."""
-    return sampled_board_hands(board, n_rounds, bk, tabs, ha, hb, bkt, val, gend, cards, out, 0)
+    # m as int64, not the literal 0: one compiled specialisation shared with the PCS solver's
+    return sampled_board_hands(board, n_rounds, bk, tabs, ha, hb, bkt, val, gend, cards, out,
+                               np.int64(0))
 
 
 @njit(cache=True)
