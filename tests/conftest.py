@@ -5,21 +5,7 @@ how a result is built still build it themselves (or receive it through the code 
 check).
 """
 
-import json
-from pathlib import Path
-
 import pytest
-
-#: Seconds per test file from a whole run (``tests/update_durations.py`` refreshes it).
-DURATIONS = Path(__file__).with_name("durations.json")
-
-
-def pytest_collection_modifyitems(config, items):
-    """Longest test files first (a file unknown to ``durations.json`` after every known one,
-    in collection order): with ``-n 2 --dist loadfile --no-loadscope-reorder`` a worker is
-    never left alone with a long file at the end while the other has run out of work."""
-    seconds = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
-    items.sort(key=lambda item: -seconds.get(item.nodeid.split("::")[0], 0.0))  # stable
 
 
 @pytest.fixture(scope="session")
