@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import cli_inprocess
 from etl import runner, storage
 from queries import sandbox
 from queries.commands import run_query
@@ -34,10 +35,10 @@ def _env() -> dict:
     return env
 
 
-def cli(data_dir, *args, timeout=300, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "cli.py"), "--data-dir", str(data_dir),
-                           *args], cwd=kw.pop("cwd", ROOT), env=_env(), capture_output=True,
-                          text=True, timeout=timeout, **kw)
+def cli(data_dir, *args, cwd=ROOT) -> subprocess.CompletedProcess:
+    """``python cli.py --data-dir DATA_DIR ARGS`` run in this process (``cli_inprocess``); the
+    tests of Ctrl-C and of a held lock start a real process."""
+    return cli_inprocess.run(["--data-dir", str(data_dir), *args], cwd=cwd, env=_env())
 
 
 @pytest.fixture()

@@ -8,12 +8,12 @@ import json
 import os
 import re
 import subprocess
-import sys
 import tarfile
 from pathlib import Path
 
 import pytest
 
+import cli_inprocess
 from cli import main as cli_main
 from etl import runner
 from solve import share
@@ -24,11 +24,10 @@ AB = "ri-eb"
 
 
 def cli(data, *args, env=None) -> subprocess.CompletedProcess:
+    """``python cli.py --quiet --data-dir DATA ARGS``, run in this process (``cli_inprocess``)."""
     e = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "tests"), str(ROOT)]),
              **(env or {}))
-    return subprocess.run([sys.executable, str(ROOT / "cli.py"), "--quiet", "--data-dir",
-                           str(data), *args], cwd=ROOT, env=e, capture_output=True, text=True,
-                          timeout=600)
+    return cli_inprocess.run(["--quiet", "--data-dir", str(data), *args], cwd=ROOT, env=e)
 
 
 def ok(proc) -> str:
@@ -38,8 +37,7 @@ def ok(proc) -> str:
 
 @pytest.fixture(scope="module")
 def source(tmp_path_factory) -> Path:
-    """The build to export, made in this process (the build and solve commands have tests of
-    their own; here only export and import go through a fresh ``cli.py``)."""
+    """The build to export (the build and solve commands have tests of their own)."""
     d = tmp_path_factory.mktemp("src")
     with pytest.MonkeyPatch.context() as mp:  # cli.main sets these two for its process
         mp.setenv("POKER_DATA_DIR", str(d))

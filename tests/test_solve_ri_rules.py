@@ -1,12 +1,12 @@
 """Rhode Island Hold'em rule variants (issue 14): rankings, LP size witness, value brackets."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+import cli_inprocess
 
 from etl.rhode_island import RANKINGS, all_three_card_sets, category3, hand_rank3
 from solve.games.rules import RHODE_ISLAND_VARIANTS, rhode_island
@@ -147,27 +147,23 @@ def test_every_variant_differs_from_the_default_in_one_field():
 
 
 def test_experiment_cli_runs_and_resumes(tmp_path):
-    base = [sys.executable, "cli.py", "--data-dir", str(tmp_path / "d"), "experiment",
-            "rhode-island-rules"]
+    base = ["--data-dir", str(tmp_path / "d"), "experiment", "rhode-island-rules"]
     # few iterations: what is checked (the LP size, the stored count, the resume) does not
     # depend on how many
     cmd = base + ["--variants", "scaled-100", "--check-every", "2", "--no-progress", "--target",
                   "1e-6", "--report", str(tmp_path / "r")]
-    out = subprocess.run(cmd + ["--iterations", "4"], cwd=ROOT, capture_output=True, text=True,
-                         timeout=600)
+    out = cli_inprocess.run(cmd + ["--iterations", "4"], cwd=ROOT)
     assert out.returncode == 0, out.stderr
     readme = (tmp_path / "r" / "README.md").read_text()
     assert "| `scaled-100` | 13/205/1774 | 1,237,238 | 50,428,638 | **yes**" in readme
     got = json.loads((tmp_path / "d" / "experiments" / "rhode-island-rules" /
                       "scaled-100-real.json").read_text())
     assert got["iterations"] == 4
-    out = subprocess.run(cmd + ["--iterations", "7"], cwd=ROOT, capture_output=True, text=True,
-                         timeout=600)
+    out = cli_inprocess.run(cmd + ["--iterations", "7"], cwd=ROOT)
     assert out.returncode == 0, out.stderr
     got = json.loads((tmp_path / "d" / "experiments" / "rhode-island-rules" /
                       "scaled-100-real.json").read_text())
     assert got["iterations"] == 7  # resumed from the checkpoint (4 + 2 + 1), not restarted
-    bad = subprocess.run(base + ["--variants", "nope"], cwd=ROOT, capture_output=True,
-                         text=True, timeout=120)
+    bad = cli_inprocess.run(base + ["--variants", "nope"], cwd=ROOT)
     assert bad.returncode != 0 and "unknown variant 'nope'" in bad.stderr
     assert "Traceback" not in bad.stderr

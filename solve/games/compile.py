@@ -644,7 +644,10 @@ def _abstract_infosets(rules, abstraction, b, hands, board_valid, dnode, nboard,
     ri = row_idx[pinv]
     info = np.where(ri >= 0, inv[np.maximum(base[:, None] + ri, 0)], -1).astype(np.int32)
     d_u = d_rep[first]
-    labels = [".".join("-" if x is None else str(x) for x in seq_list[c]) for c in code[first]]
+    # one string per bucket sequence (many infosets share one: every betting history of a
+    # round repeats the round's sequences), then one reference per infoset
+    seq_labels = [".".join("-" if x is None else str(x) for x in seq) for seq in seq_list]
+    labels = [seq_labels[c] for c in code[first].tolist()]
     n_u = dnode[d_u]
     return (info, nplayer[n_u], nround[n_u], child_count[n_u].astype(np.int8), labels,
             d_u.astype(np.int32))
