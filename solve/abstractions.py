@@ -59,8 +59,12 @@ class RhodeIslandTableAbstraction:
     """Rhode Island Hold'em buckets per canonical hand (rows of ``etl.rhode_island.hand_tree``).
 
     ``round_buckets[r][i]`` is the bucket of canonical round-r hand ``i``; suit-invariant by
-    construction. With ``public_board``, the buckets the game uses are those refined by the
-    public board (:func:`public_board_buckets`); ``labels`` keeps the given ones."""
+    construction (``suit_invariant``: ``compile_game`` does not check it again, one bucket
+    look-up per suit permutation of every board). With ``public_board``, the buckets the game
+    uses are those refined by the public board (:func:`public_board_buckets`); ``labels`` keeps
+    the given ones."""
+
+    suit_invariant = True  # buckets are looked up by canonical hand index
 
     def __init__(self, name: str, round_buckets: list[np.ndarray], public_board: bool = False,
                  created: float | None = None, perfect_recall: bool = True, n_ranks: int = 13):

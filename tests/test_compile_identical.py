@@ -100,6 +100,22 @@ def test_not_suit_invariant_is_refused_alike():
             fn(R.leduc(), ab)
 
 
+@pytest.mark.parametrize("public_board", [False, True])
+def test_table_abstractions_are_suit_invariant_as_they_say(public_board):
+    """``RhodeIslandTableAbstraction.suit_invariant`` lets compile_game skip the check; the
+    same buckets behind a plain function (checked under every suit permutation of every
+    board) compile to the same game, so the claim holds (random buckets, 4 ranks)."""
+    sizes = [len(t.cards) for t in hand_tree(n_ranks=4)]
+    rng = np.random.default_rng(3)
+    ab = RhodeIslandTableAbstraction("t", [rng.integers(0, m, n) for n, m in
+                                           zip(sizes, (3, 7, 19))], public_board=public_board,
+                                     n_ranks=4)
+    assert ab.suit_invariant
+    checked = FunctionAbstraction("t", ab.bucket)
+    rules = R.rhode_island(n_ranks=4)
+    assert_identical(compile_game(rules, ab), compile_game(rules, checked))
+
+
 def test_real_rhode_island_is_identical():
     rules = R.rhode_island()
     assert_identical(compile_game(rules), ref.compile_game(rules))

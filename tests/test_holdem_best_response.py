@@ -13,7 +13,7 @@ from schema.errors import UserError
 from solve.holdem import best_response as BR
 from solve.holdem.buckets import HoldemBuckets
 from solve.holdem.cfr import HoldemCFR
-from solve.holdem.evaluate import Policy
+from solve.holdem.evaluate import Policy, board_lbr_values
 from solve.holdem.game import FOLD_END, RIVER_KEYS, SHOWDOWN, HoldemRules, build_tree
 
 #: ten cards: ten to ace in two suits (straights, no flushes); 151,200 deals
@@ -180,6 +180,42 @@ def test_always_call_closed_form(buckets4, brute10):
         if p == 0:
             best = np.maximum(best, -1.0)
         assert got.br[p] == pytest.approx(best.mean(), abs=1e-9, rel=0)
+
+
+def every_board(deck, n_rounds):
+    """Every board of a deal from ``deck``, each once and all equally likely: the flop as a
+    set, then the turn and river in order (as a set when no round sees them apart)."""
+    out = []
+    for f in combinations(deck, 3):
+        rest = [c for c in deck if c not in f]
+        pairs = (combinations(rest, 2) if n_rounds <= 2 else
+                 ((t, r) for t in rest for r in rest if r != t))
+        out += [(*f, t, r) for t, r in pairs]
+    return np.array(out, np.uint8)
+
+
+@pytest.mark.parametrize("n_rounds,max_bets", [(2, 2), (4, 1)])
+def test_exact_best_response_is_at_least_lbr(buckets4, n_rounds, max_bets):
+    """LBR is a strategy (its choices see only its cards, the board so far and runouts drawn
+    the same on every board), so no seat's LBR value may exceed the exact best response: LBR
+    over every board of the ten-card deck, exactly, against the exact value (issue 51)."""
+    tree = build_tree(HoldemRules(n_rounds=n_rounds, max_bets=max_bets))
+    pols = [random_policy(tree, buckets4, 11), random_policy(tree, buckets4, 12, sparse=True),
+            Policy.always_call(tree, buckets4)]
+    if n_rounds == 2:
+        b2 = HoldemBuckets.from_arrays("t2", list(buckets4.arrays[:2]), buckets4.parents[:2])
+        s = HoldemCFR(tree, b2, seed=3)
+        s.iterate(20_000)
+        pols.append(Policy.table("s", tree, buckets4, s.average_))
+    boards = every_board(DECK10, n_rounds)
+    runouts = np.argsort(np.random.default_rng(4).random((4, 52)), axis=1)
+    perms = np.ascontiguousarray(np.broadcast_to(runouts, (len(boards), 4, 52)), np.int64)
+    for pol in pols:
+        exact = BR.exact_best_response(tree, pol, deck=DECK10)
+        lbr = board_lbr_values(tree, pol, boards, perms, deck=DECK10).mean(axis=0)
+        for p in range(2):
+            assert lbr[p] <= exact.br[p] + 1e-9, (pol.name, p, lbr[p], exact.br[p])
+        assert lbr.max() > 0.0  # LBR does win against each of these
 
 
 def test_canonical_flops_and_their_weights():

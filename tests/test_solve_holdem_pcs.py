@@ -482,7 +482,7 @@ def test_board_lbr_equals_plain_lbr_on_the_same_deals(tiny2, rounds):
     for seat in (0, 1):
         total = P.lbr_board(*_tree_args(tree), tree.parent, pact, lev,
                             np.asarray(tree.rules.bets, float), rounds, indexer_tables(),
-                            *pol.args(), BOARD, seat, perms, hands)
+                            *pol.args(), BOARD, seat, perms, np.zeros(52, np.bool_), hands)
         assert total == pytest.approx(hands.sum(), rel=1e-12)
         for hole in ((0, 1), (10, 22), (48, 49)):
             p = hole[1] * (hole[1] - 1) // 2 + hole[0]

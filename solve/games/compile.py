@@ -46,8 +46,10 @@ class CardAbstraction(Protocol):
 
     ``bucket(round, hands (H, k) int, board (m,) int) -> (H,) int`` must be invariant under
     suit permutations applied to hands and board together (checked when compiling with suit
-    isomorphism). ``name`` identifies it in tables. Infosets of the abstracted game are
-    (sequence of buckets so far, betting history): perfect recall.
+    isomorphism, unless the object has ``suit_invariant = True``: invariant by construction,
+    e.g. buckets looked up by canonical hand index). ``name`` identifies it in tables.
+    Infosets of the abstracted game are (sequence of buckets so far, betting history): perfect
+    recall, unless the object has ``perfect_recall = False``.
     """
 
     name: str
@@ -565,10 +567,13 @@ def _abstract_infosets(rules, abstraction, b, hands, board_valid, dnode, nboard,
                        child_count, hist_arr, iso):
     """Infosets = (betting history, bucket sequence), numbered densely over valid hands; with
     an imperfect-recall abstraction (``perfect_recall`` False) the sequence keeps only the
-    round's own bucket (label "-.-.101")."""
+    round's own bucket (label "-.-.101"). The buckets are checked for suit invariance under
+    ``iso`` unless the abstraction says it is so by construction (``suit_invariant``: buckets
+    looked up by canonical hand index)."""
     S = rules.n_suits
     H = len(hands)
     forget = not getattr(abstraction, "perfect_recall", True)
+    check = iso and not getattr(abstraction, "suit_invariant", False)
     codes: dict = {}     # (round, board) -> (H,) int64 bucket-sequence id (-1: hand blocked)
     seq_ids: dict = {}   # bucket sequence tuple -> id
     seq_list: list = []
@@ -589,7 +594,7 @@ def _abstract_infosets(rules, abstraction, b, hands, board_valid, dnode, nboard,
         bk = np.asarray(abstraction.bucket(rnd, hands[valid], board), dtype=np.int64)
         if bk.shape != (len(valid),):
             raise ValueError(f"abstraction {abstraction.name!r} returned shape {bk.shape} for round {rnd}")
-        if iso:
+        if check:
             _check_suit_invariant(abstraction, rnd, hands[valid], board, bk,
                                   [cperms[g] for g in b.all_perms[1:]])
         out = np.full(H, -1, dtype=np.int64)

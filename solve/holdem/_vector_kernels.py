@@ -554,10 +554,11 @@ def pair_cards():
 
 
 @njit(cache=True)
-def runout_hands(rb, pa, pb, pidx, ha, hb, gend):
-    """The pair indices of the hands off the 5-card board ``rb`` in ascending strength into
-    ``pidx`` (cards in ``ha``/``hb``, tie-group ends in ``gend``); returns their number."""
-    used = np.zeros(52, np.bool_)
+def runout_hands(rb, dead, pa, pb, pidx, ha, hb, gend):
+    """The pair indices of the hands off the 5-card board ``rb`` and holding no ``dead`` card
+    (a reduced deck; all False for the real game) in ascending strength into ``pidx`` (cards
+    in ``ha``/``hb``, tie-group ends in ``gend``); returns their number."""
+    used = dead.copy()
     for j in range(5):
         used[rb[j]] = True
     idx = np.empty(1326, np.int64)
@@ -598,7 +599,7 @@ def _lbr_equity(H, ha, hb, gend, pidx, w, mask, gw, card, s1, s2, win, tot):
 
 @njit(cache=True)
 def lbr_board(ntype, player, rnd, nact, child, code, size, spent, parent, pact, lev, bets,
-              n_rounds, tabs, kind, S, off, bk, board, seat, perms, out_hands):
+              n_rounds, tabs, kind, S, off, bk, board, seat, perms, dead, out_hands):
     """LBR in ``seat`` on ``board`` against the policy in the other seat: its chips summed
     over every deal of hole cards on the board, exact over the policy's action probabilities
     (the opponent's actions are not sampled). Returns the sum; ``out_hands[p]`` LBR's chips
@@ -611,6 +612,8 @@ def lbr_board(ntype, player, rnd, nact, child, code, size, spent, parent, pact, 
     hands that call. Equity is exact on the river and on the turn (every river card); before,
     over the completions of the seen board given by ``perms`` (each row a permutation of the
     deck: the first cards not on the seen board), a completion that hits LBR's hand skipped.
+    ``dead[c]``: card c is not in the deck (a reduced deck: no hand holds it, no runout deals
+    it; all False for the real game).
 
     One function on purpose (issue 48): it is one preorder walk over the betting tree (a
     subtree neither side reaches is skipped by its size), called once per board under
@@ -629,7 +632,7 @@ def lbr_board(ntype, player, rnd, nact, child, code, size, spent, parent, pact, 
     oha = np.empty(1326, np.int64)
     ohb = np.empty(1326, np.int64)
     ogend = np.empty(1326, np.int64)
-    HO = runout_hands(board, pa, pb, oidx, oha, ohb, ogend)
+    HO = runout_hands(board, dead, pa, pb, oidx, oha, ohb, ogend)
     K = perms.shape[0]
     M = 48 + 2 * K + 1
     ridx = np.empty((M, 1326), np.int64)
@@ -646,21 +649,22 @@ def lbr_board(ntype, player, rnd, nact, child, code, size, spent, parent, pact, 
         for j in range(nb):
             rb[j] = board[j]
         if nb == 5:
-            rH[m] = runout_hands(rb, pa, pb, ridx[m], rha[m], rhb[m], rgend[m])
+            rH[m] = runout_hands(rb, dead, pa, pb, ridx[m], rha[m], rhb[m], rgend[m])
             m += 1
         elif nb == 4:
             for c in range(52):
-                if c == board[0] or c == board[1] or c == board[2] or c == board[3]:
+                if (c == board[0] or c == board[1] or c == board[2] or c == board[3]
+                        or dead[c]):
                     continue
                 rb[4] = c
-                rH[m] = runout_hands(rb, pa, pb, ridx[m], rha[m], rhb[m], rgend[m])
+                rH[m] = runout_hands(rb, dead, pa, pb, ridx[m], rha[m], rhb[m], rgend[m])
                 m += 1
         else:
             for k in range(K):
                 j = nb
                 for t in range(52):
                     c = perms[k, t]
-                    seen = False
+                    seen = dead[c]
                     for i in range(nb):
                         if board[i] == c:
                             seen = True
@@ -669,7 +673,7 @@ def lbr_board(ntype, player, rnd, nact, child, code, size, spent, parent, pact, 
                         j += 1
                         if j == 5:
                             break
-                rH[m] = runout_hands(rb, pa, pb, ridx[m], rha[m], rhb[m], rgend[m])
+                rH[m] = runout_hands(rb, dead, pa, pb, ridx[m], rha[m], rhb[m], rgend[m])
                 m += 1
     first[n_rounds] = m
     # per round: which pairs the range may hold (off the seen board), the opponent's buckets
@@ -680,7 +684,7 @@ def lbr_board(ntype, player, rnd, nact, child, code, size, spent, parent, pact, 
     ub = board.astype(np.uint8)
     for p in range(1326):
         for r in range(n_rounds):
-            ok = True
+            ok = not (dead[pa[p]] or dead[pb[p]])
             for j in range(BOARD_SEEN_V[r]):
                 if board[j] == pa[p] or board[j] == pb[p]:
                     ok = False
@@ -703,7 +707,7 @@ def lbr_board(ntype, player, rnd, nact, child, code, size, spent, parent, pact, 
     for k in range(HO):  # LBR's hands: those a deal on this board can give it
         RL[0, oidx[k]] = 1.0
     for p in range(1326):
-        RO[0, p] = 1.0
+        RO[0, p] = 0.0 if dead[pa[p]] or dead[pb[p]] else 1.0
     probs = np.zeros(3)
     card = np.zeros(52)
     scratch = np.zeros((10, 1326))  # per-hand work rows for the showdown/fold sums below
@@ -798,14 +802,20 @@ def lbr_board(ntype, player, rnd, nact, child, code, size, spent, parent, pact, 
 
 @njit(cache=True, parallel=True)
 def lbr_boards(ntype, player, rnd, nact, child, code, size, spent, parent, pact, lev, bets,
-               n_rounds, t0, t1, t2, t3, kind, S, off, bk, boards, perms, out):
+               n_rounds, t0, t1, t2, t3, kind, S, off, bk, boards, perms, dead, out):
     """``out[i, s]``: LBR's expected chips in seat s on board i (mean over every deal of hole
-    cards; ``perms[i]`` the completions of its early equities), boards in parallel."""
+    cards; ``perms[i]`` the completions of its early equities; ``dead``: the cards not in the
+    deck, see :func:`lbr_board`), boards in parallel."""
+    live = 52
+    for c in range(52):
+        if dead[c]:
+            live -= 1
+    deals = ((live - 5) * (live - 6) // 2) * ((live - 7) * (live - 8) // 2)  # 1081 x 990
     for i in prange(boards.shape[0]):
         tabs = (t0, t1, t2, t3)
         hands = np.zeros(1326)
         for s in range(2):
             t = lbr_board(ntype, player, rnd, nact, child, code, size, spent, parent, pact, lev,
                           bets, n_rounds, tabs, kind, S, off, bk, boards[i], s, perms[i],
-                          hands)
-            out[i, s] = t / (1081.0 * 990.0)
+                          dead, hands)
+            out[i, s] = t / deals

@@ -207,15 +207,25 @@ def lbr_runouts(n_boards: int, seed: int, runouts: int = 32) -> np.ndarray:
 
 
 def board_lbr_values(tree: BettingTree, policy: Policy, boards: np.ndarray,
-                     perms: np.ndarray) -> np.ndarray:
-    """(boards, 2): LBR's expected chips per board and seat (see :func:`board_lbr`)."""
+                     perms: np.ndarray, deck: np.ndarray | None = None) -> np.ndarray:
+    """(boards, 2): LBR's expected chips per board and seat (see :func:`board_lbr`).
+
+    ``deck``: the cards dealt (default all 52); with a reduced deck, every hand, board and
+    runout is drawn from it (the small games on which the tests check LBR against the exact
+    best response, :mod:`solve.holdem.best_response`)."""
     pact, lev = tree_levels(tree)
     r = tree.rules
+    dead = np.ones(52, np.bool_)
+    dead[np.arange(52) if deck is None else np.asarray(deck, np.int64)] = False
+    if (~dead).sum() < 9:
+        raise ValueError(f"a deal needs 9 cards; the deck has {(~dead).sum()}")
+    boards = np.ascontiguousarray(boards, np.uint8)
+    if dead[boards].any():
+        raise ValueError("a board holds a card that is not in the deck")
     out = np.empty((len(boards), 2))
     VK.lbr_boards(*_tree_args(tree), tree.parent, pact, lev, np.asarray(r.bets, np.float64),
-                  r.n_rounds, *indexer_tables(), *policy.args(),
-                  np.ascontiguousarray(boards, np.uint8), np.ascontiguousarray(perms, np.int64),
-                  out)
+                  r.n_rounds, *indexer_tables(), *policy.args(), boards,
+                  np.ascontiguousarray(perms, np.int64), dead, out)
     return out
 
 
