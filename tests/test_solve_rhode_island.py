@@ -24,7 +24,8 @@ def _mini_ranking():
     from solve.games import ranking
 
     def mini_ri(hands, board, n_suits):
-        cards = np.column_stack([hands[:, 0], np.full(len(hands), board[0]), np.full(len(hands), board[1])])
+        b = np.broadcast_to(np.asarray(board), (len(hands), 2))  # one board, or one per hand
+        cards = np.column_stack([hands[:, 0], b[:, 0], b[:, 1]])
         r = np.sort(cards // n_suits, axis=1)
         s = cards % n_suits
         flush = (s[:, 0] == s[:, 1]) & (s[:, 1] == s[:, 2])

@@ -498,18 +498,22 @@ def _showdown_order(rules: LimitPokerRules, board_cards: list, hands: np.ndarray
     strength = np.zeros((B, H), dtype=np.int64)
     order_start = np.zeros(B, dtype=np.int32)
     order_len = np.zeros(B, dtype=np.int32)
-    order_parts = []
-    pos = 0
-    for bi in final_boards:
-        flat = np.array([c for o in board_cards[bi] for c in o], dtype=np.int64)
-        valid = np.flatnonzero(board_valid[bi])
-        strength[bi, valid] = rank_fn(hands[valid].astype(np.int64), flat, rules.n_suits)
-        o = valid[np.argsort(strength[bi, valid], kind="stable")].astype(np.int32)
-        order_start[bi] = pos
-        order_len[bi] = len(o)
-        order_parts.append(o)
-        pos += len(o)
-    order = np.concatenate(order_parts) if order_parts else np.zeros(0, np.int32)
+    final_boards = np.asarray(final_boards, dtype=np.int64)
+    if len(final_boards) == 0:
+        return {"strength": strength, "order_start": order_start, "order_len": order_len,
+                "order": np.zeros(0, np.int32)}
+    # every (final board, valid hand) in one ranking call, in board order then hand order
+    flat = np.array([[c for o in board_cards[bi] for c in o] for bi in final_boards],
+                    dtype=np.int64).reshape(len(final_boards), -1)
+    fb, fh = np.nonzero(board_valid[final_boards])
+    strength[final_boards[fb], fh] = rank_fn(hands[fh].astype(np.int64), flat[fb],
+                                             rules.n_suits)
+    # per board, its valid hands by ascending strength, ties in hand order (a stable sort)
+    o = np.lexsort((strength[final_boards[fb], fh], fb))
+    order = fh[o].astype(np.int32)
+    counts = np.bincount(fb, minlength=len(final_boards)).astype(np.int32)
+    order_len[final_boards] = counts
+    order_start[final_boards] = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int32)
     return {"strength": strength, "order_start": order_start, "order_len": order_len,
             "order": order}
 

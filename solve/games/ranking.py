@@ -1,4 +1,5 @@
-"""Showdown rankings: ``strength(hands (H, k), board (m,)) -> int64 (H,)``, higher is better.
+"""Showdown rankings: ``strength(hands (H, k), board (m,) or (H, m)) -> int64 (H,)``, higher
+is better; a board of shape (H, m) gives each hand its own board (many boards in one call).
 
 Card ids are ``rank * n_suits + suit`` with rank 0 the lowest. Equal strength splits the pot.
 """
@@ -19,7 +20,7 @@ def high_card(hands: np.ndarray, board: np.ndarray, n_suits: int) -> np.ndarray:
 def leduc(hands: np.ndarray, board: np.ndarray, n_suits: int) -> np.ndarray:
     """Leduc: a pair with the public card beats any unpaired hand, else the higher card."""
     r = hands[:, 0] // n_suits
-    pub = int(board[0]) // n_suits
+    pub = np.asarray(board)[..., 0] // n_suits
     return np.where(r == pub, 100 + r, r).astype(np.int64)
 
 
@@ -29,7 +30,8 @@ def rhode_island(hands: np.ndarray, board: np.ndarray, n_suits: int,
     ``etl.rhode_island.RANKINGS``; default docs/design.md section 5)."""
     if n_suits != 4:
         raise ValueError("Rhode Island ranking needs 4 suits")
-    cards = np.column_stack([hands[:, 0], np.full(len(hands), board[0]), np.full(len(hands), board[1])])
+    b = np.broadcast_to(np.asarray(board), (len(hands), 2))
+    cards = np.column_stack([hands[:, 0], b[:, 0], b[:, 1]])
     return hand_rank3(cards, variant).astype(np.int64)
 
 
