@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from itertools import combinations
 
 import numpy as np
 
@@ -28,31 +27,8 @@ from solve.holdem import best_response as BR
 from solve.holdem.buckets import HoldemBuckets
 from solve.holdem.cfr import HoldemCFR
 from solve.holdem.evaluate import Policy, board_lbr_values, to_mbb
-from solve.holdem.game import RIVER_KEYS, HoldemRules, build_tree
-
-DECK10 = np.array([r * 4 + s for r in range(8, 13) for s in range(2)])
-
-
-def buckets() -> HoldemBuckets:
-    """3 / 4 / 2 / 3 buckets per round from the canonical index (suit-symmetric)."""
-    rounds = [(np.arange(169, dtype=np.int32) * 7) % 3,
-              (np.arange(1_286_792, dtype=np.int32) * 5) % 4,
-              np.arange(55_190_538, dtype=np.int32) % 2]
-    lut = np.arange(2)[:, None] * 3 + (np.arange(RIVER_KEYS)[None, :] * 7) % 3
-    key = (np.arange(123_156_254, dtype=np.int64) % RIVER_KEYS).astype(np.uint16)
-    return HoldemBuckets.from_arrays("t4", rounds, [np.full(3, -1), np.zeros(4), np.zeros(2),
-                                                    np.zeros(6)], lut, key)
-
-
-def every_board(deck, n_rounds: int) -> np.ndarray:
-    """Every board once, all equally likely (turn and river ordered when a round sees them)."""
-    out = []
-    for f in combinations(deck, 3):
-        rest = [c for c in deck if c not in f]
-        pairs = (combinations(rest, 2) if n_rounds <= 2 else
-                 ((t, r) for t in rest for r in rest if r != t))
-        out += [(*f, t, r) for t, r in pairs]
-    return np.array(out, np.uint8)
+from solve.holdem.game import HoldemRules, build_tree
+from tests.holdem_small import DECK10, every_board, small_buckets
 
 
 def strategies(tree, b, n_rounds: int):
@@ -78,7 +54,7 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=2000, help="independent samples")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    b = buckets()
+    b = small_buckets()
     rng = np.random.default_rng(args.seed)
     runouts = np.argsort(np.random.default_rng(4).random((4, 52)), axis=1)
     print(f"ten-card deck; {args.samples} samples of {args.boards} boards each; mbb/g "

@@ -9,29 +9,21 @@ import pytest
 
 from etl._eval_kernels import eval7
 from etl.isomorphism import HandIndexer
+from holdem_small import DECK10, every_board, small_buckets
 from schema.errors import UserError
 from solve.holdem import best_response as BR
 from solve.holdem.buckets import HoldemBuckets
 from solve.holdem.cfr import HoldemCFR
 from solve.holdem.evaluate import Policy, board_lbr_values
-from solve.holdem.game import FOLD_END, RIVER_KEYS, SHOWDOWN, HoldemRules, build_tree
+from solve.holdem.game import FOLD_END, SHOWDOWN, HoldemRules, build_tree
 
-#: ten cards: ten to ace in two suits (straights, no flushes); 151,200 deals
-DECK10 = np.array([r * 4 + s for r in range(8, 13) for s in range(2)])
 #: twelve cards: queen to ace in all four suits (every suit renaming maps it onto itself)
 DECK12 = np.array([r * 4 + s for r in range(10, 13) for s in range(4)])
 
 
 @pytest.fixture(scope="module")
 def buckets4():
-    """Buckets from the canonical index (suit-symmetric, cheap), 3 / 4 / 2 / 3 per round."""
-    rounds = [(np.arange(169, dtype=np.int32) * 7) % 3,
-              (np.arange(1_286_792, dtype=np.int32) * 5) % 4,
-              np.arange(55_190_538, dtype=np.int32) % 2]
-    lut = np.arange(2)[:, None] * 3 + (np.arange(RIVER_KEYS)[None, :] * 7) % 3
-    key = (np.arange(123_156_254, dtype=np.int64) % RIVER_KEYS).astype(np.uint16)
-    return HoldemBuckets.from_arrays("t4", rounds, [np.full(3, -1), np.zeros(4), np.zeros(2),
-                                                    np.zeros(6)], lut, key)
+    return small_buckets()
 
 
 def random_policy(tree, b, seed, sparse=False):
@@ -180,18 +172,6 @@ def test_always_call_closed_form(buckets4, brute10):
         if p == 0:
             best = np.maximum(best, -1.0)
         assert got.br[p] == pytest.approx(best.mean(), abs=1e-9, rel=0)
-
-
-def every_board(deck, n_rounds):
-    """Every board of a deal from ``deck``, each once and all equally likely: the flop as a
-    set, then the turn and river in order (as a set when no round sees them apart)."""
-    out = []
-    for f in combinations(deck, 3):
-        rest = [c for c in deck if c not in f]
-        pairs = (combinations(rest, 2) if n_rounds <= 2 else
-                 ((t, r) for t in rest for r in rest if r != t))
-        out += [(*f, t, r) for t, r in pairs]
-    return np.array(out, np.uint8)
 
 
 @pytest.mark.parametrize("n_rounds,max_bets", [(2, 2), (4, 1)])

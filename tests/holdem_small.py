@@ -1,0 +1,38 @@
+"""Small Texas Hold'em inputs shared by the exact best response's tests and the LBR bench
+(``bench/bench_lbr_interval.py``): a reduced deck, a cheap suit-symmetric bucketing, every
+board of a deck."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+
+from solve.holdem.buckets import HoldemBuckets
+from solve.holdem.game import RIVER_KEYS
+
+#: ten cards: ten to ace in two suits (straights, no flushes); 151,200 deals
+DECK10 = np.array([r * 4 + s for r in range(8, 13) for s in range(2)])
+
+
+def small_buckets() -> HoldemBuckets:
+    """Buckets from the canonical index (suit-symmetric, cheap), 3 / 4 / 2 / 3 per round."""
+    rounds = [(np.arange(169, dtype=np.int32) * 7) % 3,
+              (np.arange(1_286_792, dtype=np.int32) * 5) % 4,
+              np.arange(55_190_538, dtype=np.int32) % 2]
+    lut = np.arange(2)[:, None] * 3 + (np.arange(RIVER_KEYS)[None, :] * 7) % 3
+    key = (np.arange(123_156_254, dtype=np.int64) % RIVER_KEYS).astype(np.uint16)
+    return HoldemBuckets.from_arrays("t4", rounds, [np.full(3, -1), np.zeros(4), np.zeros(2),
+                                                    np.zeros(6)], lut, key)
+
+
+def every_board(deck, n_rounds: int) -> np.ndarray:
+    """Every board of a deal from ``deck``, each once and all equally likely: the flop as a
+    set, then the turn and river in order (as a set when no round sees them apart)."""
+    out = []
+    for f in combinations(deck, 3):
+        rest = [c for c in deck if c not in f]
+        pairs = (combinations(rest, 2) if n_rounds <= 2 else
+                 ((t, r) for t in rest for r in rest if r != t))
+        out += [(*f, t, r) for t, r in pairs]
+    return np.array(out, np.uint8)
