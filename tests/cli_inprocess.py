@@ -49,9 +49,10 @@ def run(argv: Sequence[str], cwd: str | Path | None = None,
             try:
                 code = cli.main(argv)
             except SystemExit as exc:  # argparse's usage errors, --help
-                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-                if exc.code is not None and not isinstance(exc.code, int):
-                    print(exc.code, file=sys.stderr)
+                code = exc.code or 0
+                if not isinstance(code, int):  # sys.exit("message"): printed, exit 1
+                    print(code, file=sys.stderr)
+                    code = 1
             except Exception:  # noqa: BLE001 (what the interpreter would print, then exit 1)
                 traceback.print_exc()
                 code = 1

@@ -262,13 +262,15 @@ def test_memory_limit_from_the_cli(data):
 
 # --- smaller: Ctrl-C is 130; a busy port is one line ---------------------------------------
 
-def _children(pid: int) -> list[str]:
+def _children(pid: int) -> list[tuple[int, str]]:
+    """(pid, command line) of each child process of ``pid``."""
     out = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
             if int(fields[1]) == pid:
-                out.append((stat.parent / "cmdline").read_bytes().decode(errors="replace"))
+                out.append((int(stat.parent.name),
+                            (stat.parent / "cmdline").read_bytes().decode(errors="replace")))
         except (OSError, IndexError, ValueError):
             continue
     return out
@@ -277,15 +279,13 @@ def _children(pid: int) -> list[str]:
 def _kill_query_processes(pid: int) -> int:
     """SIGKILL the ``sandbox_worker`` children of ``pid``; how many there were."""
     n = 0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            cmd = (stat.parent / "cmdline").read_bytes().decode(errors="replace")
-            if int(fields[1]) == pid and "sandbox_worker" in cmd:
-                os.kill(int(stat.parent.name), signal.SIGKILL)
+    for child, cmd in _children(pid):
+        if "sandbox_worker" in cmd:
+            try:
+                os.kill(child, signal.SIGKILL)
                 n += 1
-        except (OSError, IndexError, ValueError):
-            continue
+            except ProcessLookupError:  # ended on its own meanwhile
+                pass
     return n
 
 
@@ -297,7 +297,7 @@ def test_sql_ctrl_c_exits_130(data):
     try:
         # the query runs once its process exists (no fixed sleep; a bound in case it never does)
         deadline = time.monotonic() + 120
-        while not any("sandbox_worker" in c for c in _children(proc.pid)):
+        while not any("sandbox_worker" in c for _, c in _children(proc.pid)):
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline, "no query process started"
             threading.Event().wait(0.05)

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
+import cli_inprocess
 from etl import records, runner, storage
 from etl.lock import LockHeldError, etl_lock
 from etl.spec import TableSpec
@@ -119,14 +120,14 @@ def test_process_pool_and_dependency_order(tmp_path):
     assert storage.read_table(tmp_path, "toy").num_rows == N_TOY * ROWS_PER_PART
 
 
-def test_dask_local_cluster(tmp_path, capsys, monkeypatch):
+def test_dask_local_cluster(tmp_path):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
                                   dashboard_address=None) as cluster:
         report = _run(tmp_path, names=["toy"], scheduler=cluster.scheduler_address)
         assert report.executor == "dask" and report.ok
         assert _by_name(report)["toy"].built == N_TOY
-        rc, out, err = _main(capsys, monkeypatch, tmp_path, "etl", "--no-progress",
+        rc, out, err = _main(tmp_path, "etl", "--no-progress",
                              "--scheduler", cluster.scheduler_address)  # the CLI path
     assert rc == 0, err
     assert "executor dask" in out
@@ -225,37 +226,33 @@ def test_resume_after_sigkill(tmp_path):
     assert sorted(names) == [f"part-{k}.parquet" for k in toy_keys()]  # no temp/staged leftovers
 
 
-def _main(capsys, monkeypatch, data_dir, *args) -> tuple[int, str, str]:
-    """``cli.py`` in this process (a subprocess costs seconds of imports each)."""
-    import cli
-
-    monkeypatch.setenv("POKER_ETL_TABLES", "test_etl_runner:toy_tables")
-    monkeypatch.setenv("POKER_DATA_DIR", str(data_dir))  # restored after the test
-    capsys.readouterr()
-    rc = cli.main(["--data-dir", str(data_dir), *args])
-    out = capsys.readouterr()
-    return rc, out.out, out.err
+def _main(data_dir, *args) -> tuple[int, str, str]:
+    """``cli.py`` in this process (``cli_inprocess``; a subprocess costs seconds of imports
+    each): (exit status, stdout, stderr)."""
+    proc = cli_inprocess.run(["--data-dir", str(data_dir), *args],
+                             env=_env({"POKER_DATA_DIR": str(data_dir)}))
+    return proc.returncode, proc.stdout, proc.stderr
 
 
-def test_cli_status_sql_and_errors(tmp_path, capsys, monkeypatch):
-    rc, out, err = _main(capsys, monkeypatch, tmp_path, "etl", "--workers", "1", "--no-progress")
+def test_cli_status_sql_and_errors(tmp_path):
+    rc, out, err = _main(tmp_path, "etl", "--workers", "1", "--no-progress")
     assert rc == 0, err
     assert "toy_sum" in out and "12,000" in out  # summary table
 
-    rc, out, err = _main(capsys, monkeypatch, tmp_path, "sql",
+    rc, out, err = _main(tmp_path, "sql",
                          "SELECT count(*) AS n, sum(sq) AS s FROM toy", "--format", "json")
     assert rc == 0, err
     assert json.loads(out) == [{"n": N_TOY * ROWS_PER_PART, "s": EXPECTED_SUM}]
-    rc, out, err = _main(capsys, monkeypatch, tmp_path, "sql", "SELECT i FROM toy ORDER BY i",
+    rc, out, err = _main(tmp_path, "sql", "SELECT i FROM toy ORDER BY i",
                          "--format", "csv", "--limit", "3")
     assert out.split() == ["i", "0", "1", "2"]
-    rc, out, err = _main(capsys, monkeypatch, tmp_path, "sql",
+    rc, out, err = _main(tmp_path, "sql",
                          "SELECT table_name, count(*) AS parts FROM etl_partitions "
                          "GROUP BY ALL ORDER BY 1")
     assert rc == 0 and "toy_sum" in out and "12" in out
 
     storage.partition_path(tmp_path, "toy", "05").write_bytes(b"not parquet")
-    rc, out, err = _main(capsys, monkeypatch, tmp_path, "etl", "status")
+    rc, out, err = _main(tmp_path, "etl", "status")
     assert rc == 4 and "damaged: toy part-05" in out  # exit status 4: damaged (issue 15)
 
     a_file = tmp_path / "plain-file"
@@ -268,7 +265,7 @@ def test_cli_status_sql_and_errors(tmp_path, capsys, monkeypatch):
         (tmp_path, ("etl", "--no-progress"), "error: toy: damaged partition(s) 05"),
         (a_file, ("etl", "--no-progress"), f"error: data directory {a_file} is not a directory"),
     ]:
-        rc, out, err = _main(capsys, monkeypatch, data_dir, *args)
+        rc, out, err = _main(data_dir, *args)
         assert rc != 0, args
         errors = [line for line in err.splitlines() if line.startswith("error:")]
         assert len(errors) == 1 and errors[0].startswith(message), (args, err)
@@ -289,7 +286,7 @@ def test_unknown_table_and_bad_workers(tmp_path):
         _run(tmp_path, workers=0)
 
 
-def test_verify_wiring(tmp_path, capsys, monkeypatch):
+def test_verify_wiring(tmp_path):
     from etl.commands import _canonical_rows
 
     result = {"size": 169, "hits": 169, "burnside": 169, "raw": 1326, "visited": 1326,
@@ -298,7 +295,7 @@ def test_verify_wiring(tmp_path, capsys, monkeypatch):
             _canonical_rows([2], 169, result)}
     assert rows["size"] == (169, 169) and rows["raw hands visited"] == (1326, 1326)
     assert rows["errors"] == (0, 1) and rows["ok"] == (True, False)
-    rc, out, err = _main(capsys, monkeypatch, tmp_path, "etl", "verify", "--checks", "nope")
+    rc, out, err = _main(tmp_path, "etl", "verify", "--checks", "nope")
     assert rc == 2 and err.strip() == "error: unknown check 'nope' (known: canonical, handval, equity)"
 
 

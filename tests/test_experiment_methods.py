@@ -19,7 +19,7 @@ import json
 import numpy as np
 import pytest
 
-import cli
+import cli_inprocess
 from abstraction import store
 from queries import experiment
 from queries.builds import build_abstraction
@@ -39,10 +39,9 @@ ARGS = ("experiment", "rhode-island-granularity", "--methods", "eb,strategy,eb-i
 
 
 def _cli(data_dir, *args) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = cli.main(["--data-dir", str(data_dir), *args])
-    return rc, out.getvalue(), err.getvalue()
+    """``cli.py`` in this process (``cli_inprocess``): (exit status, stdout, stderr)."""
+    proc = cli_inprocess.run(["--data-dir", str(data_dir), *args])
+    return proc.returncode, proc.stdout, proc.stderr
 
 
 def _run(data_dir, *extra) -> tuple[int, str, str]:

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 import cli_inprocess
-
 from etl.rhode_island import RANKINGS, all_three_card_sets, category3, hand_rank3
 from solve.games.rules import RHODE_ISLAND_VARIANTS, rhode_island
 from solve.games.abstract_form import _betting

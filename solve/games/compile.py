@@ -506,10 +506,10 @@ def _showdown_order(rules: LimitPokerRules, board_cards: list, hands: np.ndarray
     flat = np.array([[c for o in board_cards[bi] for c in o] for bi in final_boards],
                     dtype=np.int64).reshape(len(final_boards), -1)
     fb, fh = np.nonzero(board_valid[final_boards])
-    strength[final_boards[fb], fh] = rank_fn(hands[fh].astype(np.int64), flat[fb],
-                                             rules.n_suits)
+    ranked = rank_fn(hands[fh].astype(np.int64), flat[fb], rules.n_suits)
+    strength[final_boards[fb], fh] = ranked
     # per board, its valid hands by ascending strength, ties in hand order (a stable sort)
-    o = np.lexsort((strength[final_boards[fb], fh], fb))
+    o = np.lexsort((ranked, fb))
     order = fh[o].astype(np.int32)
     counts = np.bincount(fb, minlength=len(final_boards)).astype(np.int32)
     order_len[final_boards] = counts

@@ -217,8 +217,9 @@ def board_lbr_values(tree: BettingTree, policy: Policy, boards: np.ndarray,
     r = tree.rules
     dead = np.ones(52, np.bool_)
     dead[np.arange(52) if deck is None else np.asarray(deck, np.int64)] = False
-    if (~dead).sum() < 9:
-        raise ValueError(f"a deal needs 9 cards; the deck has {(~dead).sum()}")
+    live = int((~dead).sum())
+    if live < 9:
+        raise ValueError(f"a deal needs 9 cards; the deck has {live}")
     boards = np.ascontiguousarray(boards, np.uint8)
     if dead[boards].any():
         raise ValueError("a board holds a card that is not in the deck")
