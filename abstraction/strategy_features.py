@@ -41,9 +41,12 @@ the table.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from abstraction import store
@@ -140,40 +143,83 @@ def holdem_labels(data_dir, abstraction: str) -> list[list[np.ndarray]]:
 LABELS = {"rhode-island": rhode_island_labels, "holdem": holdem_labels}
 
 
-def read_decisions(path: Path, rounds: tuple[int, ...] | None = None) -> dict:
-    """The decisions of the strategy table at ``path``: per history, (round, acting seat 0/1,
-    a (label x action) frame of probabilities). ``rounds``: read only the rows of these
-    rounds (None: all)."""
+@dataclass(frozen=True)
+class Decision:
+    """One betting history's decision in a strategy table: the round, the acting seat (0/1)
+    and ``probs[i, j]``, the probability of ``actions[j]`` for the information set labelled
+    ``labels[i]`` (NaN where the table has no row; labels and actions sorted)."""
+
+    round: int
+    player: int
+    labels: np.ndarray
+    actions: np.ndarray
+    probs: np.ndarray
+
+    def rows(self, labels: np.ndarray) -> np.ndarray:
+        """The row of each of ``labels`` (-1 where the table has none)."""
+        i = np.minimum(np.searchsorted(self.labels, labels), len(self.labels) - 1)
+        return np.where(self.labels[i] == labels, i, -1)
+
+
+def _sorted_codes(col: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
+    """(code of each row, the distinct values as str in sorted order), read through the
+    column's dictionary (no Python object per row)."""
+    if not pa.types.is_dictionary(col.type):
+        col = pc.dictionary_encode(col)
+    col = col.unify_dictionaries()
+    names = np.asarray(col.chunk(0).dictionary.to_pylist(), dtype=str)
+    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in col.chunks])
+    order = np.argsort(names, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return rank[codes], names[order]
+
+
+def read_decisions(path: Path, rounds: tuple[int, ...] | None = None) -> dict[str, Decision]:
+    """The decisions of the strategy table at ``path``, per history in the table's order.
+    ``rounds``: read only the rows of these rounds (None: all)."""
     filters = None if rounds is None else [("round", "in", [int(r) for r in rounds])]
-    t = pq.read_table(path, columns=COLUMNS, filters=filters).to_pandas()
-    for col in ("cards", "history", "action"):
-        t[col] = t[col].astype(str)
+    t = pq.read_table(path, columns=COLUMNS, filters=filters)
+    if t.num_rows == 0:
+        return {}
+    # one sort of the whole table, then a (labels x actions) matrix per history from integer
+    # codes (a table has hundreds of histories and millions of rows)
+    hist_code, hist_names = _sorted_codes(t.column("history"))
+    card_code, card_names = _sorted_codes(t.column("cards"))
+    act_code, act_names = _sorted_codes(t.column("action"))
+    rnds, players, probs = (t.column(c).to_numpy() for c in ("round", "player", "probability"))
+    rows = np.argsort(hist_code, kind="stable")
+    bounds = np.searchsorted(hist_code[rows], np.arange(len(hist_names) + 1))
+    present = [g for g in range(len(hist_names)) if bounds[g] < bounds[g + 1]]
     decisions = {}
-    for (history, rnd, player), g in t.groupby(["history", "round", "player"], sort=False,
-                                               observed=True):
-        wide = g.pivot_table(index="cards", columns="action", values="probability",
-                             aggfunc="first", observed=True)
-        decisions[history] = (int(rnd), int(player), wide)
+    for g in sorted(present, key=lambda g: rows[bounds[g]]):  # first appearance in the table
+        sel = rows[bounds[g]:bounds[g + 1]]
+        cards, ci = np.unique(card_code[sel], return_inverse=True)
+        acts, ai = np.unique(act_code[sel], return_inverse=True)
+        wide = np.full((len(cards), len(acts)), np.nan)
+        wide[ci[::-1], ai[::-1]] = probs[sel][::-1]  # the first row of a repeated (cards, action)
+        decisions[str(hist_names[g])] = Decision(int(rnds[sel[0]]), int(players[sel[0]]),
+                                                 card_names[cards], act_names[acts], wide)
     return decisions
 
 
-def round_vectors(decisions: dict, labels: list[np.ndarray], r: int, name: str = "strategy"
-                  ) -> tuple[np.ndarray, list[tuple[str, int, str]]]:
+def round_vectors(decisions: dict[str, Decision], labels: list[np.ndarray], r: int,
+                  name: str = "strategy") -> tuple[np.ndarray, list[tuple[str, int, str]]]:
     """The round-``r`` strategy vectors (module docstring) of ``n`` hands and what each column
     is, (history, seat 0/1 acting there, action name).
 
     Args:
-        decisions: per history, (round, acting seat, (label x action) probabilities), as
-            :func:`read_decisions` gives them; every decision of rounds ``0..r``.
+        decisions: per history, its decision, as :func:`read_decisions` gives them; every
+            decision of rounds ``0..r``.
         labels: for s = 0..r, the round-s information-set label of each of the ``n`` hands.
         name: the strategy's name, for the error messages.
     """
     n = len(labels[r])
-    order = sorted((h for h in decisions if decisions[h][0] <= r), key=len)
+    order = sorted((h for h in decisions if decisions[h].round <= r), key=len)
     reach: dict[tuple[str, int], np.ndarray] = {}
     blocks, columns = [], []
     for h in order:
-        rnd, player, wide = decisions[h]
+        dec = decisions[h]
         for p in (0, 1):
             if h == "":
                 reach[h, p] = np.ones(n)
@@ -181,23 +227,27 @@ def round_vectors(decisions: dict, labels: list[np.ndarray], r: int, name: str =
             par, letter = _parent(h)
             if par not in decisions:
                 raise ValueError(f"strategy {name!r} has no decision at {par!r}, before {h!r}")
-            prnd, pplayer, pwide = decisions[par]
+            pdec = decisions[par]
             reach[h, p] = reach[par, p]
-            if pplayer == p:  # the seat's own decision: times its probability of the letter
-                col = next((a for a in LETTER_ACTIONS[letter] if a in pwide.columns), None)
+            if pdec.player == p:  # the seat's own decision: times its probability of the letter
+                col = next((j for a in LETTER_ACTIONS[letter]
+                            for j in np.flatnonzero(pdec.actions == a)), None)
                 if col is None:
                     raise ValueError(f"strategy {name!r} has no action for {letter!r} at "
-                                     f"{par!r} (actions {', '.join(map(str, pwide.columns))})")
-                probs = pwide[col].to_numpy()[pwide.index.get_indexer(labels[prnd])]
-                reach[h, p] = reach[h, p] * probs
-        if rnd == r:
-            idx = wide.index.get_indexer(labels[r])
+                                     f"{par!r} (actions {', '.join(pdec.actions)})")
+                idx = pdec.rows(np.asarray(labels[pdec.round], dtype=str))
+                if (idx < 0).any():
+                    raise ValueError(f"strategy {name!r} has no information set for some "
+                                     f"round-{pdec.round} hands at {par!r}")
+                reach[h, p] = reach[h, p] * pdec.probs[idx, col]
+        if dec.round == r:
+            idx = dec.rows(np.asarray(labels[r], dtype=str))
             if (idx < 0).any():
                 raise ValueError(f"strategy {name!r} has no information set for some "
                                  f"round-{r} hands at {h!r}")
-            probs = np.nan_to_num(wide.to_numpy()[idx])  # actions absent at this decision
-            blocks.append(reach[h, player][:, None] * probs)
-            columns += [(h, player, str(a)) for a in wide.columns]
+            probs = np.nan_to_num(dec.probs[idx])  # actions absent at this decision
+            blocks.append(reach[h, dec.player][:, None] * probs)
+            columns += [(h, dec.player, str(a)) for a in dec.actions]
     if not blocks:
         raise ValueError(f"strategy {name!r} has no decision in round {r}")
     return np.hstack(blocks), columns
