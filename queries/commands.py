@@ -142,14 +142,17 @@ def write_json_stream(batches, out) -> None:
 
 
 def print_table(table: pa.Table) -> None:
-    out = Table(caption=f"{table.num_rows:,} row(s)")
+    out = Table()
     for name, typ in zip(table.column_names, table.schema.types):
         numeric = pa.types.is_integer(typ) or pa.types.is_floating(typ) or pa.types.is_decimal(typ)
         out.add_column(name, justify="right" if numeric else "left")
     for row in table.to_pylist():
         out.add_row(*(Text(_cell(v)) for v in row.values()))
     # not a terminal (pipe, file): no wrapping of wide results at 80 columns
-    Console(width=None if sys.stdout.isatty() else 100_000).print(out)
+    console = Console(width=None if sys.stdout.isatty() else 100_000)
+    console.print(out)
+    # the count below the table, not as its caption (a caption wraps to a narrow table's width)
+    sys.stdout.write(f"{table.num_rows:,} row(s)\n")
 
 
 def _cell(value) -> str:

@@ -147,6 +147,14 @@ def test_sql_streams_csv_and_json(data):
     assert sum(sizes) == TOTAL and len(sizes) > 1  # in batches, not one table
 
 
+def test_sql_table_of_a_narrow_result_keeps_its_row_count_on_one_line(data):
+    """The count used to be the table's caption, which wraps to the table's width: a one-column
+    result printed "1 row(s" and ")" on two lines."""
+    proc = cli(data, "sql", "SELECT 1")
+    assert proc.returncode == 0
+    assert proc.stdout.splitlines()[-1] == "1 row(s)"
+
+
 #: Runs argv[2:] as a child of its own and writes that child's exit status and peak RSS (KiB)
 #: to the file argv[1]. Why a launcher: Linux carries a process's high-water RSS across exec
 #: (``signal->maxrss`` takes the old address space's peak), and a child forked or vforked

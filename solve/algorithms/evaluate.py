@@ -94,10 +94,17 @@ def best_response_value(game: CompiledGame, strategy, player: int, abstract: boo
     if player not in (0, 1):
         raise ValueError("player must be 0 or 1")
     beh = _behaviour(game, strategy)
-    reach = _reach(game, beh, beh)
+    return _best_response(game, _reach(game, beh, beh), player, abstract)
+
+
+def _best_response(game: CompiledGame, reach: np.ndarray, player: int, abstract: bool,
+                   value: np.ndarray | None = None) -> float:
+    """:func:`best_response_value` from the strategy's reach (``_reach``); ``value``: scratch
+    (nodes x hands), allocated if None."""
     order, start = _levels(game)
     info, n_info = (game.info, game.n_infosets) if abstract else real_infosets(game)
-    value = np.empty((len(game.ntype), game.n_hands))
+    if value is None:
+        value = np.empty((len(game.ntype), game.n_hands))
     return float(K.best_response_levels(
         player, order, start, game.ntype, game.nplayer, game.nboard, game.child_start,
         game.child_count, game.children, game.edge_scale, game.edge_perm_start, game.edge_perm_count,
@@ -108,8 +115,11 @@ def best_response_value(game: CompiledGame, strategy, player: int, abstract: boo
 
 def exploitability(game: CompiledGame, strategy, abstract: bool = False) -> float:
     """Mean of the two players' best-response gains, in chips (0 at an equilibrium)."""
-    return 0.5 * (best_response_value(game, strategy, 0, abstract)
-                  + best_response_value(game, strategy, 1, abstract))
+    beh = _behaviour(game, strategy)
+    reach = _reach(game, beh, beh)  # both seats' reach, shared by the two best responses
+    value = np.empty((len(game.ntype), game.n_hands))
+    return 0.5 * (_best_response(game, reach, 0, abstract, value)
+                  + _best_response(game, reach, 1, abstract, value))
 
 
 def expected_value(game: CompiledGame, strategy0, strategy1=None) -> float:
