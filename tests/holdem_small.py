@@ -19,14 +19,14 @@ def small_buckets() -> HoldemBuckets:
     """Buckets from the canonical index (suit-symmetric, cheap), 3 / 4 / 2 / 3 per round."""
     rounds = [(np.arange(169, dtype=np.int32) * 7) % 3,
               (np.arange(1_286_792, dtype=np.int32) * 5) % 4,
-              _cycle(np.arange(2, dtype=np.int32), 55_190_538)]  # index % 2
+              cycle(np.arange(2, dtype=np.int32), 55_190_538)]  # index % 2
     lut = np.arange(2)[:, None] * 3 + (np.arange(RIVER_KEYS)[None, :] * 7) % 3
-    key = _cycle(np.arange(RIVER_KEYS, dtype=np.uint16), 123_156_254)  # index % RIVER_KEYS
+    key = cycle(np.arange(RIVER_KEYS, dtype=np.uint16), 123_156_254)  # index % RIVER_KEYS
     return HoldemBuckets.from_arrays("t4", rounds, [np.full(3, -1), np.zeros(4), np.zeros(2),
                                                     np.zeros(6)], lut, key)
 
 
-def _cycle(period: np.ndarray, n: int) -> np.ndarray:
+def cycle(period: np.ndarray, n: int) -> np.ndarray:
     """``period[i % len(period)]`` for i < n, without an index array of n int64s."""
     return np.tile(period, -(-n // len(period)))[:n]
 

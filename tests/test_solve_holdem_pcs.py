@@ -13,6 +13,7 @@ import cli
 from solve.holdem import _kernels as K
 from solve.holdem import _vector_kernels as P
 from etl._eval_kernels import eval7
+from holdem_small import cycle
 from solve.holdem.buckets import HoldemBuckets, indexer_tables, synthetic_buckets
 from solve.holdem.cfr import HoldemCFR
 from solve.holdem.evaluate import (Policy, _tree_args, best_response, board_lbr, board_match,
@@ -459,9 +460,9 @@ def python_lbr(tree, pol, board, seat, hole, perms):
 def four_round_buckets():
     """A cheap 4-round bucketing (buckets from the index, no strength tables): the hands of a
     round still fall in different buckets, so the range's Bayes updates differ by hand."""
-    rounds = [np.arange(169) % 2, np.arange(1_286_792) % 4, np.arange(55_190_538) % 2]
+    rounds = [np.arange(169) % 2, np.arange(1_286_792) % 4, cycle(np.arange(2), 55_190_538)]
     lut = np.arange(2)[:, None] * 3 + np.arange(RIVER_KEYS)[None, :] % 3
-    key = (np.arange(123_156_254) % RIVER_KEYS).astype(np.uint16)
+    key = cycle(np.arange(RIVER_KEYS, dtype=np.uint16), 123_156_254)  # index % RIVER_KEYS
     return HoldemBuckets.from_arrays("t4", rounds, [np.full(2, -1), np.zeros(4), np.zeros(2),
                                                     np.zeros(6)], lut, key)
 
