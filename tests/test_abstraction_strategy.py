@@ -13,7 +13,8 @@ from abstraction.emd import L1
 from abstraction.games import rhode_island
 from abstraction.methods import StrategyBased
 from abstraction.metric_kmeans import assign, kmeans
-from abstraction.strategy_features import strategy_vectors, strategy_vectors_with_columns
+from abstraction.strategy_features import (Decision, round_vectors, strategy_vectors,
+                                          strategy_vectors_with_columns)
 from etl.rhode_island import hand_tree
 from solve.games.rules import rhode_island as ri_rules
 from solve.lookup import StrategyLookup
@@ -155,3 +156,19 @@ def test_from_strategy_applies_to_the_strategy_method_only(solved, capsys):
                    "--from-strategy", name])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc != 0 and len(err) == 1 and "--from-strategy" in err[0], err
+
+
+def test_a_hand_without_a_row_at_its_own_earlier_decision_is_refused():
+    """Hand "b" has no row at the first decision, where its seat acted: its reach is unknown.
+    (Read through pandas' ``get_indexer``, the missing row was -1, i.e. the last row.)"""
+    decisions = {
+        "": Decision(0, 0, np.array(["a"]), np.array(["call", "raise"]), np.array([[0.5, 0.5]])),
+        "c": Decision(0, 1, np.array(["a", "b"]), np.array(["check"]), np.array([[1.0], [1.0]])),
+    }
+    with pytest.raises(ValueError, match="no information set for some round-0 hands at ''"):
+        round_vectors(decisions, [np.array(["a", "b"])], 0, "s")
+    decisions[""] = Decision(0, 0, np.array(["a", "b"]), np.array(["call", "raise"]),
+                             np.array([[0.5, 0.5], [0.25, 0.75]]))
+    vectors, columns = round_vectors(decisions, [np.array(["a", "b"])], 0, "s")
+    assert columns == [("", 0, "call"), ("", 0, "raise"), ("c", 1, "check")]
+    assert vectors.tolist() == [[0.5, 0.5, 1.0], [0.25, 0.75, 1.0]]
