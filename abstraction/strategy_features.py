@@ -214,6 +214,7 @@ def round_vectors(decisions: dict[str, Decision], labels: list[np.ndarray], r: i
         labels: for s = 0..r, the round-s information-set label of each of the ``n`` hands.
         name: the strategy's name, for the error messages.
     """
+    labels = [np.asarray(x, dtype=str) for x in labels]  # once, not per history
     n = len(labels[r])
     order = sorted((h for h in decisions if decisions[h].round <= r), key=len)
     reach: dict[tuple[str, int], np.ndarray] = {}
@@ -235,13 +236,13 @@ def round_vectors(decisions: dict[str, Decision], labels: list[np.ndarray], r: i
                 if col is None:
                     raise ValueError(f"strategy {name!r} has no action for {letter!r} at "
                                      f"{par!r} (actions {', '.join(pdec.actions)})")
-                idx = pdec.rows(np.asarray(labels[pdec.round], dtype=str))
+                idx = pdec.rows(labels[pdec.round])
                 if (idx < 0).any():
                     raise ValueError(f"strategy {name!r} has no information set for some "
                                      f"round-{pdec.round} hands at {par!r}")
                 reach[h, p] = reach[h, p] * pdec.probs[idx, col]
         if dec.round == r:
-            idx = dec.rows(np.asarray(labels[r], dtype=str))
+            idx = dec.rows(labels[r])
             if (idx < 0).any():
                 raise ValueError(f"strategy {name!r} has no information set for some "
                                  f"round-{r} hands at {h!r}")

@@ -49,7 +49,7 @@ def run(argv: Sequence[str], cwd: str | Path | None = None,
             try:
                 code = cli.main(argv)
             except SystemExit as exc:  # argparse's usage errors, --help
-                code = exc.code or 0
+                code = 0 if exc.code is None else exc.code
                 if not isinstance(code, int):  # sys.exit("message"): printed, exit 1
                     print(code, file=sys.stderr)
                     code = 1
