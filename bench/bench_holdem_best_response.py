@@ -4,8 +4,8 @@
     python -m bench.bench_holdem_best_response                       # synthetic 20/800/4800/28800
     python -m bench.bench_holdem_best_response --data-dir /work/main/data --abstraction NAME
     python -m bench.bench_holdem_best_response --data-dir DIR --strategy NAME
-    git show cf456bb:solve/holdem/_br_kernels.py > /tmp/old/_br_kernels.py
-    python -m bench.bench_holdem_best_response --turns 1 --old-kernels /tmp/old/_br_kernels.py
+    git show 297283e:solve/holdem/_br_kernels.py > /tmp/old/_br_kernels.py
+    python -m bench.bench_holdem_best_response --turns 2 --old-kernels /tmp/old/_br_kernels.py
 
 A unit of work is one canonical flop (1,755 of them, weights summing to the 22,100 flops), both
 seats; below it one turn card per orbit of the flop's remaining suit symmetry and one river card
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import sys
 import time
 from pathlib import Path
@@ -36,6 +37,7 @@ import numpy as np
 
 
 from solve.holdem import _br_kernels as B
+from solve.holdem import _br_lanes as L
 from solve.holdem import best_response as BR
 from solve.holdem.buckets import indexer_tables, load_buckets, synthetic_buckets
 from solve.holdem.evaluate import Policy
@@ -76,13 +78,13 @@ def river_setup_seconds(tree, pol, flop, orbits, turns, rows) -> tuple[float, in
     (0: all) of ``orbits`` (:func:`best_response.board_orbits`): the turn's buckets and table
     of action probabilities, and per river board the buckets, the hands in strength order and
     the probability tables of every river segment root in that order (as the walk fills them,
-    one root at a time); and the number of river boards."""
+    ``LANES`` roots at a time); and the number of river boards."""
     kind, S, off, _ = pol.args()
     PR = tuple(np.zeros((int(r), 1326)) for r in rows[4])
     dpa, dpb, dpi = BR.deck_pairs(BR.FULL_DECK)
     P = len(dpi)
     roots = np.array([n for n in rows[2] if tree.round[tree.parent[n]] == 2])
-    Q3 = np.zeros((B.segment_rows(rows[2], rows[3], tree.nact, tree.size), P))
+    Q3 = np.zeros((B.segment_rows(rows[2], rows[3], tree.nact, tree.size), P * L.LANES))
     rb3 = np.zeros(P, np.int64)
     ob = np.zeros((4, 1326), np.int64)
     SL = tuple(np.zeros(P, np.int64) for _ in range(4)) + (np.zeros(1, np.int64),)
@@ -91,8 +93,8 @@ def river_setup_seconds(tree, pol, flop, orbits, turns, rows) -> tuple[float, in
     bk, tabs = pol.buckets.lookup, indexer_tables()
     B.round_buckets(1, board, 3, dpa, dpb, dpi, P, bk, tabs, ob)
     B.sorted_hands(np.array([0, 1, 2, 3, 4]), dpa, dpb, dpi, P, *SL[:4])  # compile
-    B.fill_segment_probs(kind, S, off, tree.nact, tree.code, rows[2], rows[3], roots[0],
-                         roots[0] + tree.size[roots[0]], rb3, 1, Q3)
+    L.fill_group_probs(kind, S, off, tree.nact, tree.code, rows[2], rows[3], tree.size, roots,
+                       0, 1, rb3, 1, Q3)
     _, tcard, _, _, rturn, rcard, _, _ = orbits
     n = 0
     t = time.process_time()
@@ -106,9 +108,10 @@ def river_setup_seconds(tree, pol, flop, orbits, turns, rows) -> tuple[float, in
             B.round_buckets(3, board, 5, dpa, dpb, dpi, P, bk, tabs, ob)
             H = B.sorted_hands(board, dpa, dpb, dpi, P, *SL[:4])
             rb3[:H] = ob[3, SL[0][:H]]
-            for root in roots:
-                B.fill_segment_probs(kind, S, off, tree.nact, tree.code, rows[2], rows[3], root,
-                                     root + tree.size[root], rb3, H, Q3)
+            for g0 in range(0, len(roots), L.LANES):
+                L.fill_group_probs(kind, S, off, tree.nact, tree.code, rows[2], rows[3],
+                                   tree.size, roots, g0, min(L.LANES, len(roots) - g0), rb3, H,
+                                   Q3)
             n += 1
     return time.process_time() - t, n
 
@@ -117,8 +120,14 @@ def old_kernels(path: str):
     """An earlier version of ``_br_kernels`` loaded from ``path`` (its numba cache beside it)."""
     spec = importlib.util.spec_from_file_location("old_br_kernels", path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # numba's cache finds the module again on a second run
     spec.loader.exec_module(module)
     return module
+
+
+def _takes_orbits(module) -> bool:
+    """Does this ``flop_values`` deal one turn and river card per suit orbit?"""
+    return "tcard" in inspect.signature(module.flop_values.py_func).parameters
 
 
 def river_boards() -> int:
@@ -154,8 +163,9 @@ def main() -> int:
                     help="time only this many turn cards (orbits) of each flop and scale by "
                     "the river boards walked (0: the whole flop)")
     ap.add_argument("--old-kernels", default=None, metavar="FILE",
-                    help="an earlier _br_kernels.py (flop_values without the orbit arguments, "
-                    "e.g. `git show cf456bb:solve/holdem/_br_kernels.py`) to time on the same "
+                    help="an earlier _br_kernels.py (e.g. `git show "
+                    "297283e:solve/holdem/_br_kernels.py`, one river segment at a time, or "
+                    "cf456bb's, without suit isomorphism below the flop) to time on the same "
                     "flops and turn cards first, in this process (before/after)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
@@ -186,11 +196,13 @@ def main() -> int:
         if old is not None:  # every turn card is dealt: its first TURNS are 48 river boards each
             args_old = (np.array(f.cards), entries, reach, BR.FULL_DECK, dpa, dpb, dpi, T, kind,
                         S, off, bk, indexer_tables(), *rows, *sizes)
-            old.flop_values(*args_old[:1], entries[:0], reach[:, :0], *args_old[3:],
+            # a kernel with suit isomorphism below the flop (from 2026-11-28) takes the orbits
+            orbs = tuple(BR.board_orbits(f.cards)) if _takes_orbits(old) else ()
+            old.flop_values(*args_old[:1], entries[:0], reach[:, :0], *args_old[3:], *orbs,
                             out[:, :, :0], 1)  # compile
             c = time.process_time()
-            old.flop_values(*args_old, out, args.turns)
-            n_old = 48 * (args.turns or 49)
+            n_old = old.flop_values(*args_old, *orbs, out, args.turns)
+            n_old = n_old if orbs else 48 * (args.turns or 49)
             ms = 1e3 * (time.process_time() - c) / n_old
             print(f"flop #{i} {f.cards}, the old kernels: {ms:.1f} ms CPU per river board (both "
                   f"seats; {n_old} boards)", flush=True)

@@ -12,7 +12,7 @@ Conventions (besides those of ``_kernels.py`` and ``_vector_kernels.py``):
   ``LN`` the tree node, ``LC`` the local ids of its children, ``DEAD`` no opponent hand
   reaches it (its values are 0). A *transition* is a node of round r+1 under round r.
 - The river's vectors run over the board's live hands in ascending strength instead (see
-  ``fill_segment_probs`` and below), one segment at a time.
+  below), several segments at a time (``_br_lanes``).
 - Values are counterfactual sums: ``V[h]`` at a node with seen board b is the sum over the
   opponent hands h' that miss h and b of ``RO[h'] * E[chips | h, h', b]`` (E over the cards
   still to come). Given two hands and b, every next card is equally likely, one of
@@ -28,6 +28,7 @@ from numba import njit
 from etl._eval_kernels import eval7
 from etl._index_kernels import index_hand
 from solve.holdem._kernels import DECISION, FOLD_END, KIND_TABLE, SHOWDOWN, policy_probs
+from solve.holdem._br_lanes import LANES, fill_group_probs, river_groups, river_lanes
 from solve.holdem._vector_kernels import fold_sums, showdown_sums, tie_ends
 
 BOARD_SEEN = (0, 3, 4, 5)
@@ -72,8 +73,8 @@ def fill_probs(r, nb, board, kind, S, off, nact, code, rnodes, prow, ob, dpa, dp
                PR):
     """``PR[r][prow[n] + a, h]``: the strategy's probability of action a at every round-r
     decision node n (``rnodes``) for every deck pair h missing the board (its bucket
-    ``ob[r, h]``), on the flop and turn (the river's: ``fill_segment_probs``). Hand-major reads
-    (a bucket's weights of a round are contiguous), so the walk then reads rows: a lookup per
+    ``ob[r, h]``), on the flop and turn (the river's: ``_br_lanes.fill_group_probs``).
+    Hand-major reads (a bucket's weights of a round are contiguous), so the walk then reads rows: a lookup per
     node and hand would be a cache (and TLB) miss in weights of gigabytes."""
     T = PR[r]
     probs = np.zeros(3)
@@ -350,221 +351,18 @@ def _next_board(nb, c, board, bk, tabs, ob, pol, T, PT, RN, dpa, dpb, dpi, P, SL
 # (reach, values, the action probabilities) runs over ``0 .. H-1`` in that order: showdown and
 # fold sums are contiguous passes with no gather, and the element-wise loops vectorise. The
 # turn's vectors (pair indices) are read once per segment root and written once per segment
-# value.
-
-
-@njit(cache=True)
-def fill_segment_probs(kind, S, off, nact, code, rnodes3, prow, root, end, rb3, H, Q):
-    """``Q[prow[n] - prow[root] + a, i]``: the strategy's probability of action a at every
-    river decision node n of the segment under ``root`` (the nodes ``root .. end-1``; its
-    rows are consecutive) for the i-th hand in strength order (river bucket ``rb3[i]``).
-
-    Filled per segment root just before its segments are walked, so the table (tens of rows)
-    stays in cache: a table of every river node (~15,000 rows x 1,081 hands, ~125 MB per
-    board) would be written once and read back twice from memory. A hand's weights at the
-    segment's nodes are a few consecutive cache lines of its bucket's block, so after the
-    first node the reads hit the cache."""
-    probs = np.zeros(3)
-    m0 = np.searchsorted(rnodes3, root)
-    m1 = np.searchsorted(rnodes3, end)
-    q0 = prow[root]
-    for m in range(m0, m1):
-        n = rnodes3[m]
-        k = nact[n]
-        row = prow[n] - q0
-        if kind == KIND_TABLE:  # policy_probs, written out
-            o0 = off[n, 0]
-            o1 = off[n, 1]
-            for i in range(H):
-                base = o0 + rb3[i] * o1
-                t = 0.0
-                for a in range(k):
-                    t += S[base + a]
-                u = 1.0 / t if t > 0 else 0.0  # one division per node and hand
-                for a in range(k):
-                    Q[row + a, i] = S[base + a] * u if t > 0 else 1.0 / k
-        else:
-            for i in range(H):
-                policy_probs(kind, S, off, n, nact, code, rb3[i], probs)
-                for a in range(k):
-                    Q[row + a, i] = probs[a]
+# value. The segments themselves are walked ``LANES`` at a time (``_br_lanes``).
 
 
 @njit(cache=True)
 def segment_rows(rnodes3, prow, nact, size):
-    """The most rows of one river segment's probability table (``fill_segment_probs``)."""
+    """The most rows of one river segment's probability table (``_br_lanes.fill_group_probs``)."""
     most = 1
     for m in range(len(rnodes3)):
         n = rnodes3[m]
         last = rnodes3[np.searchsorted(rnodes3, n + size[n]) - 1]
         most = max(most, prow[last] + nact[last] - prow[n])
     return most
-
-
-@njit(cache=True)
-def river_forward(root, p, T, Q, prow, RO, LN, LC, SLOT, DEAD, H):
-    """Opponent reach at every node of the river segment under ``root`` (``RO[0]`` set by the
-    caller), in strength order; ``Q[prow[n] - prow[root] + a]`` the probabilities of action a
-    at node n (``fill_segment_probs``). Lists the segment's nodes (``LN``) and children
-    (``LC``). ``SLOT[l]``: the row of ``RO`` holding node l's reach (a responder node's
-    children share their parent's: its choice does not change the opponent's reach).
-    ``DEAD[l]``: no opponent hand reaches node l (found while its reach is written). Returns
-    the number of nodes."""
-    ntype, player, rnd, nact, code, child, size, spent = T
-    LN[0] = root
-    SLOT[0] = 0
-    DEAD[0] = False
-    nl = 1
-    ns = 1
-    stack = np.empty(LN.shape[0], np.int64)
-    stack[0] = 0
-    top = 1
-    while top > 0:
-        top -= 1
-        l = stack[top]
-        n = LN[l]
-        if ntype[n] != DECISION:
-            continue
-        k = nact[n]
-        for a in range(k):
-            LN[nl] = child[n, a]
-            LC[l, a] = nl
-            DEAD[nl] = False
-            nl += 1
-        if player[n] == p:
-            for a in range(k):
-                SLOT[LC[l, a]] = SLOT[l]
-        else:
-            x = RO[SLOT[l]]
-            base = prow[n] - prow[root]
-            for a in range(k):
-                SLOT[LC[l, a]] = ns
-                y = RO[ns]
-                q = Q[base + a]
-                t = 0.0
-                for i in range(H):
-                    y[i] = x[i] * q[i]
-                    t += y[i]
-                DEAD[LC[l, a]] = t == 0.0
-                ns += 1
-        for a in range(k):
-            if not DEAD[LC[l, a]]:
-                stack[top] = LC[l, a]
-                top += 1
-    return nl
-
-
-@njit(cache=True)
-def river_fold(reach, pay, H, sa, sb, card, out):
-    """``out[i] = pay * (reach of the hands sharing no card with hand i)``, strength order."""
-    fold_sums(H, sa, sb, reach, card, out)
-    for i in range(H):
-        out[i] *= pay
-
-
-@njit(cache=True)
-def river_showdown(reach, pay, H, sa, sb, gend, card, out):
-    """``out[i] = pay * (reach beaten by hand i - reach beating it)``, strength order, the
-    reach summed over the hands sharing no card with i.
-
-    One pass up the tie groups gives per hand W (compatible reach strictly weaker: the sums
-    before its group, less the hands holding one of its cards) and WT (weaker or tied: the
-    same after its group, itself excluded); one gather pass the compatible total F. Then
-    beaten minus beating is W - (F - WT) (``showdown_sums`` takes a second pass down with
-    its own card sums instead)."""
-    card[:] = 0.0
-    cum = 0.0
-    i = 0
-    while i < H:
-        j = gend[i]
-        for k in range(i, j):
-            out[k] = cum - card[sa[k]] - card[sb[k]]
-        for k in range(i, j):
-            x = reach[k]
-            cum += x
-            card[sa[k]] += x
-            card[sb[k]] += x
-        for k in range(i, j):
-            out[k] += cum - card[sa[k]] - card[sb[k]] + reach[k]
-        i = j
-    for k in range(H):
-        out[k] = pay * (out[k] - (cum - card[sa[k]] - card[sb[k]] + reach[k]))
-
-
-@njit(cache=True)
-def river_backward(p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, sa, sb, gend, card):
-    """Values of a river segment (``river_forward``; its root ``LN[0]``), children first, in
-    strength order:
-    ``VV[l]`` the best response's at node l, ``VV[L + l]`` the strategy's own (a terminal's
-    are the same, kept once in ``VV[l]``)."""
-    ntype, player, rnd, nact, code, child, size, spent = T
-    L = LN.shape[0]
-    q0 = prow[LN[0]]
-    for l in range(nl - 1, -1, -1):
-        n = LN[l]
-        v = VV[l]
-        if DEAD[l]:
-            v[:H] = 0.0
-            VV[L + l, :H] = 0.0
-            continue
-        if ntype[n] == FOLD_END:
-            pay = -spent[n, p] if player[n] == p else spent[n, 1 - p]
-            river_fold(RO[SLOT[l]], pay, H, sa, sb, card, v)
-            continue
-        if ntype[n] == SHOWDOWN:
-            river_showdown(RO[SLOT[l]], spent[n, p], H, sa, sb, gend, card, v)
-            continue
-        vp = VV[L + l]
-        k = nact[n]
-        c0 = LC[l, 0]
-        v0 = VV[c0]
-        p0 = VV[c0 if ntype[LN[c0]] != DECISION else L + c0]
-        if player[n] == p:
-            qa = Q[prow[n] - q0]
-            for i in range(H):
-                v[i] = v0[i]
-                vp[i] = qa[i] * p0[i]
-            for a in range(1, k):
-                c = LC[l, a]
-                va = VV[c]
-                pa = VV[c if ntype[LN[c]] != DECISION else L + c]
-                qa = Q[prow[n] - q0 + a]
-                for i in range(H):
-                    v[i] = max(v[i], va[i])
-                    vp[i] += qa[i] * pa[i]
-        else:
-            for i in range(H):
-                v[i] = v0[i]
-                vp[i] = p0[i]
-            for a in range(1, k):
-                c = LC[l, a]
-                va = VV[c]
-                pa = VV[c if ntype[LN[c]] != DECISION else L + c]
-                for i in range(H):
-                    v[i] += va[i]
-                    vp[i] += pa[i]
-
-
-@njit(cache=True)
-def river_segment(src, dv, dvp, root, p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, H, sidx, sa,
-                  sb, gend, MS, nm, card):
-    """One river segment: its root's reach read from the turn's vector ``src`` (pair
-    indices), walked forward and back, its root's values added to ``dv`` / ``dvp`` once per
-    river card of its orbit (``MS[t, i]``: the pair index of hand i on the t-th, of ``nm``)."""
-    x = RO[0]
-    for i in range(H):
-        x[i] = src[sidx[i]]
-    nl = river_forward(root, p, T, Q, prow, RO, LN, LC, SLOT, DEAD, H)
-    river_backward(p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, sa, sb, gend, card)
-    L = LN.shape[0]
-    v = VV[0]
-    vp = VV[L]
-    for t in range(nm):
-        ms = MS[t]
-        for i in range(H):
-            h = ms[i]
-            dv[h] += v[i]
-            dvp[h] += vp[i]
 
 
 @njit(cache=True)
@@ -646,7 +444,7 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
     arrays (reach, values, nodes, children, transitions, parents: a dozen per round) made once
     per flop and threaded through every level; the per-round work is already in helpers
     (``_forward``, ``_backward``, ``_next_board``, ``_enter``, ``_collect``,
-    ``river_segment``, ``_river_board``, ``_river_segments``), and splitting the loop nest
+    ``_br_lanes``, ``_river_board``, ``_river_segments``), and splitting the loop nest
     would pass those thirty-odd arrays to each part."""
     P = len(dpi)
     pol = (kind, S, off)
@@ -670,12 +468,21 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
     # instances: (RO, V, VP, LN, LC, TR, DEAD, NL, NT, seat, parent instance, parent local)
     RO1, V1, VP1, LN1, LC1, TR1, DE1, NL1, NT1, SE1, PI1, PL1 = _segments(L, 2 * E)
     RO2, V2, VP2, LN2, LC2, TR2, DE2, NL2, NT2, SE2, PI2, PL2 = _segments(L, 2 * n_turn_roots)
-    # the river: one segment at a time, vectors in strength order (``river_segment``)
-    Q3 = np.zeros((segment_rows(rnodes3, prow, T[3], T[6]), P))
+    # the river: LANES segments at a time, vectors in strength order (``_br_lanes``)
+    W = LANES
+    Q3 = np.zeros((segment_rows(rnodes3, prow, T[3], T[6]), P * W))
     rb3 = np.zeros(P, np.int64)
     SR = np.zeros((3, 2 * L * n_turn_roots), np.int64)  # river segments: root, instance, local
-    RO3 = np.zeros((L, P))
-    VV3 = np.zeros((2 * L, P))
+    RT = np.zeros(2 * L * n_turn_roots, np.int64)  # their roots, grouped into lanes
+    SEG = np.zeros((2, 2 * L * n_turn_roots), np.int64)
+    GS = np.zeros(2 * L * n_turn_roots, np.int64)
+    GN = np.zeros(2 * L * n_turn_roots, np.int64)
+    RO3 = np.zeros((L, P * W))
+    VV3 = np.zeros((2 * L, P * W))
+    card3 = np.zeros(52 * W)
+    cum3 = np.zeros(W)
+    RD3 = np.zeros(W, np.int64)
+    pay3 = np.zeros(2 * W)  # a terminal's chips per lane, then its fold sibling's
     LN3 = np.zeros(L, np.int64)
     LC3 = np.zeros((L, 3), np.int64)
     SL3 = np.zeros(L, np.int64)
@@ -740,6 +547,7 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
                     if not DE2[i2, TR2[i2, k]]:
                         any3 = True
         ns = _river_segments(I2, NT2, TR2, DE2, LN2, SR)
+        ng = river_groups(SR, ns, SE2, T, prow, RT, SEG, GS, GN)
         for m in range(rturn[jt], rturn[jt + 1]):
             if not any3:
                 break
@@ -750,18 +558,14 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
                 gm = gmap[rmem[rstart[m] + t]]
                 for i in range(H):
                     MS[t, i] = gm[SL[0][i]]
-            j = 0
-            while j < ns:  # the segments of one root (both seats) after its table
-                root = SR[0, j]
-                fill_segment_probs(kind, S, off, T[3], T[4], rnodes3, prow, root,
-                                   root + T[6][root], rb3, H, Q3)
-                while j < ns and SR[0, j] == root:
-                    i2 = SR[1, j]
-                    l2 = SR[2, j]
-                    river_segment(RO2[i2, l2], V2[i2, l2], VP2[i2, l2], root, SE2[i2], T, Q3,
-                                  prow, RO3, VV3, LN3, LC3, SL3, DE3, H, SL[0], SL[1], SL[2],
-                                  SL[3], MS, nm, card)
-                    j += 1
+            for gg in range(ng):  # LANES roots' tables, then their segments, seat by seat
+                g0 = GS[gg]
+                fill_group_probs(kind, S, off, T[3], T[4], rnodes3, prow, T[6], RT, g0, GN[gg],
+                                 rb3, H, Q3)
+                for s3 in range(2):
+                    river_lanes(s3, g0, GN[gg], RT, SEG, SR, RO2, V2, VP2, T, Q3, prow, RO3,
+                                VV3, LN3, LC3, SL3, DE3, H, SL[0], SL[1], SL[2], SL[3], MS, nm,
+                                card3, cum3, RD3, pay3)
         for i2 in range(I2):
             p = SE2[i2]
             for k in range(NT2[i2]):

@@ -1,0 +1,365 @@
+"""Numba kernels of the exact best response's river, several river betting lines at a time
+(``_br_kernels.flop_values``; issue 51).
+
+A *segment* is the river betting under one river root walked for one seat: forward, the
+opponent's reach at every node (``RO``; a responder node's children share their parent's row,
+``SLOT``); back, the responder's best-response value ``VV[l]`` and the on-policy value
+``VV[L + l]`` per node (a terminal's are the same, kept once), every vector over the board's
+live hands in ascending strength (``_br_kernels.sorted_hands``).
+
+Every river segment (the river betting under one river root, for one seat) has the same shape:
+the river starts a fresh round of betting, so the subtrees under the 567 river roots differ only
+in their node ids and the chips already in the pot. ``LANES`` segments of one seat under
+consecutive roots of the same shape are walked together: every river vector holds, per hand
+(in the board's strength order), one value per lane (``x[i * LANES + w]``), so the reach
+products, the responder's max, the on-policy sums and above all the fold and showdown sums (a
+read-modify-write into 52 per-card sums per hand: latency-bound one lane at a time) run
+``LANES`` wide. Each lane does exactly the arithmetic of the one-segment walk, in the same
+order, so the values are bit-identical to a one-lane walk (checked against the previous
+one-segment kernel on full-size flops). A lane whose segment no opponent hand reaches
+(or that has no segment) carries reach 0 and contributes nothing; a node is skipped only when
+it is dead in every lane.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from solve.holdem._kernels import DECISION, FOLD_END, KIND_TABLE, SHOWDOWN, policy_probs
+
+#: River segments walked together (8 float64 lanes: one AVX-512 register; measured against 4).
+LANES = 8
+
+
+@njit(cache=True)
+def same_shape(a, b, T, prow) -> bool:
+    """Are the river subtrees under roots ``a`` and ``b`` the same tree (node kinds, players,
+    actions, children and probability rows at the same offsets)?"""
+    ntype, player, rnd, nact, code, child, size, spent = T
+    if size[a] != size[b]:
+        return False
+    d = b - a
+    for n in range(a, a + size[a]):
+        m = n + d
+        if ntype[n] != ntype[m] or player[n] != player[m] or nact[n] != nact[m]:
+            return False
+        if ntype[n] == DECISION:
+            if prow[n] - prow[a] != prow[m] - prow[b]:
+                return False
+            for k in range(nact[n]):
+                if child[n, k] - n != child[m, k] - m:
+                    return False
+    return True
+
+
+@njit(cache=True)
+def river_groups(SR, ns, SE2, T, prow, RT, SEG, GS, GN) -> int:
+    """Group the ``ns`` live river segments (``SR``: root, turn instance, local id; sorted by
+    root; ``SE2`` the seat of each turn instance) into lanes: ``RT[u]`` the distinct roots,
+    ``SEG[s, u]`` the index in ``SR`` of seat s's segment under root u (-1: none), group g
+    the roots ``GS[g] .. GS[g] + GN[g] - 1`` (at most ``LANES``, one shape). Returns the
+    number of groups."""
+    nu = 0
+    for j in range(ns):
+        if nu == 0 or RT[nu - 1] != SR[0, j]:
+            RT[nu] = SR[0, j]
+            SEG[0, nu] = -1
+            SEG[1, nu] = -1
+            nu += 1
+        SEG[SE2[SR[1, j]], nu - 1] = j
+    ng = 0
+    u = 0
+    while u < nu:
+        GS[ng] = u
+        n = 1
+        while n < LANES and u + n < nu and same_shape(RT[u], RT[u + n], T, prow):
+            n += 1
+        GN[ng] = n
+        ng += 1
+        u += n
+    return ng
+
+
+@njit(cache=True)
+def fill_group_probs(kind, S, off, nact, code, rnodes3, prow, size, RT, g0, gn, rb3, H, Q):
+    """``Q[prow[n] - prow[root] + a, i * LANES + w]``: the strategy's probability of action a
+    at every river decision node n under lane w's root ``root = RT[g0 + w]`` for the i-th hand
+    in strength order (river bucket ``rb3[i]``), one division per node and hand; filled per
+    group just before its segments, so the table stays in cache (a table of every river node,
+    ~125 MB per board, was written once and read back from memory). Node-outer, hand-inner:
+    a hand's weights at one root's nodes are a few consecutive cache lines of its bucket's
+    block, so after a root's first node they hit the cache; hand-outer over the group's roots
+    measured 1.5x slower."""
+    probs = np.zeros(3)
+    for w in range(gn):
+        root = RT[g0 + w]
+        m0 = np.searchsorted(rnodes3, root)
+        m1 = np.searchsorted(rnodes3, root + size[root])
+        q0 = prow[root]
+        for m in range(m0, m1):
+            n = rnodes3[m]
+            k = nact[n]
+            row = prow[n] - q0
+            if kind == KIND_TABLE:  # policy_probs, written out
+                o0 = off[n, 0]
+                o1 = off[n, 1]
+                for i in range(H):
+                    base = o0 + rb3[i] * o1
+                    t = 0.0
+                    for a in range(k):
+                        t += S[base + a]
+                    u = 1.0 / t if t > 0 else 0.0
+                    for a in range(k):
+                        Q[row + a, i * LANES + w] = S[base + a] * u if t > 0 else 1.0 / k
+            else:
+                for i in range(H):
+                    policy_probs(kind, S, off, n, nact, code, rb3[i], probs)
+                    for a in range(k):
+                        Q[row + a, i * LANES + w] = probs[a]
+
+
+@njit(cache=True)
+def lanes_forward(root, p, T, Q, prow, RO, LN, LC, SLOT, DEAD, H):
+    """Opponent reach at every node of the segments under the template root ``root`` (``RO[0]``
+    set by the caller; ``Q[prow[n] - prow[root] + a]`` the probabilities): lists the nodes
+    (``LN``), children (``LC``) and reach rows (``SLOT``); ``DEAD[l]``: no lane's opponent
+    reaches node l (found while its reach is written). Returns the number of nodes."""
+    ntype, player, rnd, nact, code, child, size, spent = T
+    LN[0] = root
+    SLOT[0] = 0
+    DEAD[0] = False
+    nl = 1
+    ns = 1
+    tw = np.zeros(LANES)
+    stack = np.empty(LN.shape[0], np.int64)
+    stack[0] = 0
+    top = 1
+    while top > 0:
+        top -= 1
+        l = stack[top]
+        n = LN[l]
+        if ntype[n] != DECISION:
+            continue
+        k = nact[n]
+        for a in range(k):
+            LN[nl] = child[n, a]
+            LC[l, a] = nl
+            DEAD[nl] = False
+            nl += 1
+        if player[n] == p:
+            for a in range(k):
+                SLOT[LC[l, a]] = SLOT[l]
+        else:
+            x = RO[SLOT[l]]
+            base = prow[n] - prow[root]
+            for a in range(k):
+                SLOT[LC[l, a]] = ns
+                y = RO[ns]
+                q = Q[base + a]
+                tw[:] = 0.0
+                for i in range(H):
+                    o = i * LANES
+                    for w in range(LANES):
+                        y[o + w] = x[o + w] * q[o + w]
+                        tw[w] += y[o + w]
+                dead = True
+                for w in range(LANES):
+                    if tw[w] != 0.0:
+                        dead = False
+                DEAD[LC[l, a]] = dead
+                ns += 1
+        for a in range(k):
+            if not DEAD[LC[l, a]]:
+                stack[top] = LC[l, a]
+                top += 1
+    return nl
+
+
+@njit(cache=True)
+def lanes_fold(reach, pay, H, sa, sb, card, cum, out):
+    """``out = pay * (reach of the hands sharing no card with the hand)`` per lane (the sums of
+    ``_vector_kernels.fold_sums``)."""
+    card[:] = 0.0
+    cum[:] = 0.0
+    for k in range(H):
+        a = sa[k] * LANES
+        b = sb[k] * LANES
+        o = k * LANES
+        for w in range(LANES):
+            x = reach[o + w]
+            cum[w] += x
+            card[a + w] += x
+            card[b + w] += x
+    for k in range(H):
+        a = sa[k] * LANES
+        b = sb[k] * LANES
+        o = k * LANES
+        for w in range(LANES):
+            out[o + w] = (cum[w] - card[a + w] - card[b + w] + reach[o + w]) * pay[w]
+
+
+@njit(cache=True)
+def lanes_showdown(reach, pay, H, sa, sb, gend, card, cum, out, fpay, fout, fold):
+    """``out = pay * (reach beaten - reach beating)`` per lane, the reach summed over the hands
+    sharing no card with the hand. One pass up the tie groups gives per hand W (compatible
+    reach strictly weaker: the sums before its group less the hands holding one of its cards)
+    and WT (weaker or tied, itself excluded); the last pass the compatible total F; beaten
+    minus beating is W - (F - WT). The per-card sums are a read-modify-write per hand, bound
+    by latency one lane at a time, so ``LANES`` wide is nearly free. With ``fold``
+    also :func:`lanes_fold`'s ``fout`` (pay ``fpay``) from the same sums: a responder's fold
+    and call see the same reach, and the compatible total is the pass's last term."""
+    card[:] = 0.0
+    cum[:] = 0.0
+    i = 0
+    while i < H:
+        j = gend[i]
+        for k in range(i, j):
+            a = sa[k] * LANES
+            b = sb[k] * LANES
+            o = k * LANES
+            for w in range(LANES):
+                out[o + w] = cum[w] - card[a + w] - card[b + w]
+        for k in range(i, j):
+            a = sa[k] * LANES
+            b = sb[k] * LANES
+            o = k * LANES
+            for w in range(LANES):
+                x = reach[o + w]
+                cum[w] += x
+                card[a + w] += x
+                card[b + w] += x
+        for k in range(i, j):
+            a = sa[k] * LANES
+            b = sb[k] * LANES
+            o = k * LANES
+            for w in range(LANES):
+                out[o + w] += cum[w] - card[a + w] - card[b + w] + reach[o + w]
+        i = j
+    for k in range(H):
+        a = sa[k] * LANES
+        b = sb[k] * LANES
+        o = k * LANES
+        for w in range(LANES):
+            f = cum[w] - card[a + w] - card[b + w] + reach[o + w]
+            out[o + w] = pay[w] * (out[o + w] - f)
+            if fold:
+                fout[o + w] = f * fpay[w]
+
+
+@njit(cache=True)
+def _pays(n, p, T, RD, pay):
+    """Each lane's chips at terminal ``n`` of the template (lane w's node ``n + RD[w]``)."""
+    ntype, player, rnd, nact, code, child, size, spent = T
+    for w in range(LANES):
+        m = n + RD[w]
+        if ntype[n] == FOLD_END:
+            pay[w] = -spent[m, p] if player[n] == p else spent[m, 1 - p]
+        else:
+            pay[w] = spent[m, p]
+
+
+@njit(cache=True)
+def lanes_backward(p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, sa, sb, gend, card, cum,
+                   RD, pay, fpay):
+    """Values of the segments (:func:`lanes_forward`), children first: ``VV[l]`` the best
+    response's, ``VV[L + l]`` the strategy's own (``RD[w]``: lane w's root minus the
+    template's, for its chips at the terminals)."""
+    ntype, player, rnd, nact, code, child, size, spent = T
+    L = LN.shape[0]
+    q0 = prow[LN[0]]
+    HW = H * LANES
+    for l in range(nl - 1, -1, -1):
+        n = LN[l]
+        v = VV[l]
+        if DEAD[l]:
+            v[:HW] = 0.0
+            VV[L + l, :HW] = 0.0
+            continue
+        if ntype[n] == FOLD_END:
+            if not (l + 1 < nl and ntype[LN[l + 1]] == SHOWDOWN and SLOT[l + 1] == SLOT[l]):
+                _pays(n, p, T, RD, pay)
+                lanes_fold(RO[SLOT[l]], pay, H, sa, sb, card, cum, v)
+            continue  # else filled with its sibling's showdown
+        if ntype[n] == SHOWDOWN:
+            # the responder's fold and call (siblings l - 1, l: a fold is only ever action 0)
+            pair = l > 0 and ntype[LN[l - 1]] == FOLD_END and SLOT[l - 1] == SLOT[l]
+            _pays(n, p, T, RD, pay)
+            if pair:
+                _pays(LN[l - 1], p, T, RD, fpay)
+            lanes_showdown(RO[SLOT[l]], pay, H, sa, sb, gend, card, cum, v, fpay, VV[l - 1],
+                           pair)
+            continue
+        vp = VV[L + l]
+        k = nact[n]
+        c0 = LC[l, 0]
+        v0 = VV[c0]
+        p0 = VV[c0 if ntype[LN[c0]] != DECISION else L + c0]
+        if player[n] == p:
+            qa = Q[prow[n] - q0]
+            for i in range(HW):
+                v[i] = v0[i]
+                vp[i] = qa[i] * p0[i]
+            for a in range(1, k):
+                c = LC[l, a]
+                va = VV[c]
+                pa = VV[c if ntype[LN[c]] != DECISION else L + c]
+                qa = Q[prow[n] - q0 + a]
+                for i in range(HW):
+                    v[i] = max(v[i], va[i])
+                    vp[i] += qa[i] * pa[i]
+        else:
+            for i in range(HW):
+                v[i] = v0[i]
+                vp[i] = p0[i]
+            for a in range(1, k):
+                c = LC[l, a]
+                va = VV[c]
+                pa = VV[c if ntype[LN[c]] != DECISION else L + c]
+                for i in range(HW):
+                    v[i] += va[i]
+                    vp[i] += pa[i]
+
+
+@njit(cache=True)
+def river_lanes(s, g0, gn, RT, SEG, SR, RO2, V2, VP2, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD,
+                H, sidx, sa, sb, gend, MS, nm, card, cum, RD, pay) -> bool:
+    """Seat ``s``'s segments under the roots ``RT[g0 .. g0 + gn - 1]`` (one group of
+    :func:`river_groups`), one per lane: each lane's root reach read from its turn vector
+    (``RO2[i2, l2]``, pair indices), walked forward and back, and its root's values added to
+    ``V2`` / ``VP2`` once per river card of the orbit (``MS[t, i]``: the pair index of hand i
+    on the t-th card of ``nm``). Returns whether any lane had a segment."""
+    x = RO[0]
+    live = False
+    for w in range(LANES):
+        j = SEG[s, g0 + w] if w < gn else -1
+        RD[w] = RT[g0 + w] - RT[g0] if w < gn else 0
+        if j < 0:
+            for i in range(H):
+                x[i * LANES + w] = 0.0
+            continue
+        live = True
+        src = RO2[SR[1, j], SR[2, j]]
+        for i in range(H):
+            x[i * LANES + w] = src[sidx[i]]
+    if not live:
+        return False
+    nl = lanes_forward(RT[g0], s, T, Q, prow, RO, LN, LC, SLOT, DEAD, H)
+    lanes_backward(s, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, sa, sb, gend, card, cum,
+                   RD, pay[:LANES], pay[LANES:])
+    L = LN.shape[0]
+    v = VV[0]
+    vp = VV[L]
+    for w in range(gn):
+        j = SEG[s, g0 + w]
+        if j < 0:
+            continue
+        dv = V2[SR[1, j], SR[2, j]]
+        dvp = VP2[SR[1, j], SR[2, j]]
+        for t in range(nm):
+            ms = MS[t]
+            for i in range(H):
+                h = ms[i]
+                dv[h] += v[i * LANES + w]
+                dvp[h] += vp[i * LANES + w]
+    return True
