@@ -93,8 +93,9 @@ def river_setup_seconds(tree, pol, flop, orbits, turns, rows) -> tuple[float, in
     bk, tabs = pol.buckets.lookup, indexer_tables()
     B.round_buckets(1, board, 3, dpa, dpb, dpi, P, bk, tabs, ob)
     B.sorted_hands(np.array([0, 1, 2, 3, 4]), dpa, dpb, dpi, P, *SL[:4])  # compile
+    ub, ubk, PB = np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros((3, P))
     L.fill_group_probs(kind, S, off, tree.nact, tree.code, rows[2], rows[3], tree.size, roots,
-                       0, 1, rb3, 1, Q3)
+                       0, 1, ubk, L.distinct_buckets(rb3, 1, ub, ubk), PB, Q3)
     _, tcard, _, _, rturn, rcard, _, _ = orbits
     n = 0
     t = time.process_time()
@@ -108,10 +109,11 @@ def river_setup_seconds(tree, pol, flop, orbits, turns, rows) -> tuple[float, in
             B.round_buckets(3, board, 5, dpa, dpb, dpi, P, bk, tabs, ob)
             H = B.sorted_hands(board, dpa, dpb, dpi, P, *SL[:4])
             rb3[:H] = ob[3, SL[0][:H]]
+            nu = L.distinct_buckets(rb3, H, ub, ubk)
             for g0 in range(0, len(roots), L.LANES):
                 L.fill_group_probs(kind, S, off, tree.nact, tree.code, rows[2], rows[3],
-                                   tree.size, roots, g0, min(L.LANES, len(roots) - g0), rb3, H,
-                                   Q3)
+                                   tree.size, roots, g0, min(L.LANES, len(roots) - g0), ubk, nu,
+                                   PB, Q3)
             n += 1
     return time.process_time() - t, n
 

@@ -28,7 +28,8 @@ from numba import njit
 from etl._eval_kernels import eval7
 from etl._index_kernels import index_hand
 from solve.holdem._kernels import DECISION, FOLD_END, KIND_TABLE, SHOWDOWN, policy_probs
-from solve.holdem._br_lanes import LANES, fill_group_probs, river_groups, river_lanes
+from solve.holdem._br_lanes import (LANES, distinct_buckets, fill_group_probs, river_groups,
+                                    river_lanes)
 from solve.holdem._vector_kernels import fold_sums, showdown_sums, tie_ends
 
 BOARD_SEEN = (0, 3, 4, 5)
@@ -74,8 +75,9 @@ def fill_probs(r, nb, board, kind, S, off, nact, code, rnodes, prow, ob, dpa, dp
     """``PR[r][prow[n] + a, h]``: the strategy's probability of action a at every round-r
     decision node n (``rnodes``) for every deck pair h missing the board (its bucket
     ``ob[r, h]``), on the flop and turn (the river's: ``_br_lanes.fill_group_probs``).
-    Hand-major reads (a bucket's weights of a round are contiguous), so the walk then reads rows: a lookup per
-    node and hand would be a cache (and TLB) miss in weights of gigabytes."""
+    Hand-major reads (a bucket's weights of a round are contiguous), so the walk then reads
+    rows: a lookup per node and hand would be a cache (and TLB) miss in weights of
+    gigabytes."""
     T = PR[r]
     probs = np.zeros(3)
     for i in range(P):
@@ -472,6 +474,9 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
     W = LANES
     Q3 = np.zeros((segment_rows(rnodes3, prow, T[3], T[6]), P * W))
     rb3 = np.zeros(P, np.int64)
+    ub3 = np.zeros(P, np.int64)  # the board's distinct river buckets (``distinct_buckets``)
+    ubk3 = np.zeros(P, np.int64)
+    PB3 = np.zeros((3, P))
     SR = np.zeros((3, 2 * L * n_turn_roots), np.int64)  # river segments: root, instance, local
     RT = np.zeros(2 * L * n_turn_roots, np.int64)  # their roots, grouped into lanes
     SEG = np.zeros((2, 2 * L * n_turn_roots), np.int64)
@@ -552,6 +557,7 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
             if not any3:
                 break
             H = _river_board(rcard[m], board, bk, tabs, ob, dpa, dpb, dpi, P, SL, rb3)
+            nu3 = distinct_buckets(rb3, H, ub3, ubk3)
             walked += 1
             nm = rstart[m + 1] - rstart[m]
             for t in range(nm):
@@ -561,11 +567,11 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
             for gg in range(ng):  # LANES roots' tables, then their segments, seat by seat
                 g0 = GS[gg]
                 fill_group_probs(kind, S, off, T[3], T[4], rnodes3, prow, T[6], RT, g0, GN[gg],
-                                 rb3, H, Q3)
+                                 ubk3, nu3, PB3, Q3)
                 for s3 in range(2):
                     river_lanes(s3, g0, GN[gg], RT, SEG, SR, RO2, V2, VP2, T, Q3, prow, RO3,
-                                VV3, LN3, LC3, SL3, DE3, H, SL[0], SL[1], SL[2], SL[3], MS, nm,
-                                card3, cum3, RD3, pay3)
+                                VV3, LN3, LC3, SL3, DE3, H, ub3, SL[0], SL[1], SL[2], SL[3], MS,
+                                nm, card3, cum3, RD3, pay3)
         for i2 in range(I2):
             p = SE2[i2]
             for k in range(NT2[i2]):
