@@ -7,18 +7,17 @@ opponent's reach at every node (``RO``; a responder node's children share their 
 ``VV[L + l]`` per node (a terminal's are the same, kept once), every vector over the board's
 live hands in ascending strength (``_br_kernels.sorted_hands``).
 
-Every river segment (the river betting under one river root, for one seat) has the same shape:
-the river starts a fresh round of betting, so the subtrees under the 567 river roots differ only
-in their node ids and the chips already in the pot. ``LANES`` segments of one seat under
-consecutive roots of the same shape are walked together: every river vector holds, per hand
-(in the board's strength order), one value per lane (``x[i * LANES + w]``), so the reach
-products, the responder's max, the on-policy sums and above all the fold and showdown sums (a
-read-modify-write into 52 per-card sums per hand: latency-bound one lane at a time) run
-``LANES`` wide. Each lane does exactly the arithmetic of the one-segment walk, in the same
-order, so the values are bit-identical to a one-lane walk (checked against the previous
-one-segment kernel on full-size flops). A lane whose segment no opponent hand reaches
-(or that has no segment) carries reach 0 and contributes nothing; a node is skipped only when
-it is dead in every lane.
+Every river segment has the same shape: the river starts a fresh round of betting, so the
+subtrees under the 567 river roots (of the full game) differ only in their node ids and the
+chips already in the pot. ``LANES`` segments of one seat under consecutive roots of the same
+shape are walked together: every river vector holds, per hand (in the board's strength order),
+one value per lane (``x[i * LANES + w]``), so the reach products, the responder's max, the
+on-policy sums and above all the fold and showdown sums (a read-modify-write into 52 per-card
+sums per hand: latency-bound one lane at a time) run ``LANES`` wide. Each lane does exactly the
+arithmetic of the one-segment walk, in the same order, so the values are bit-identical to a
+one-lane walk (checked against the previous one-segment kernel on full-size flops). A lane
+whose segment no opponent hand reaches (or that has no segment) carries reach 0 and contributes
+nothing; a node is skipped only when it is dead in every lane.
 """
 
 from __future__ import annotations
