@@ -202,13 +202,10 @@ def lanes_forward(root, p, T, Q, prow, RO, LN, LC, SLOT, DEAD, H, ub):
     return nl
 
 
-@njit(cache=True)
-def lanes_fold(reach, pay, H, sa, sb, card, cum, out):
-    """``out = pay * (reach of the hands sharing no card with the hand)`` per lane (the sums of
-    ``_vector_kernels.fold_sums``)."""
-    card[:] = 0.0
-    cum[:] = 0.0
-    for k in range(H):
+@njit(cache=True, inline="always")
+def _add_hands(i, j, reach, sa, sb, card, cum):
+    """Add hands ``i .. j-1``'s reach to the lanes' totals ``cum`` and to their cards' sums."""
+    for k in range(i, j):
         a = sa[k] * LANES
         b = sb[k] * LANES
         o = k * LANES
@@ -217,6 +214,15 @@ def lanes_fold(reach, pay, H, sa, sb, card, cum, out):
             cum[w] += x
             card[a + w] += x
             card[b + w] += x
+
+
+@njit(cache=True)
+def lanes_fold(reach, pay, H, sa, sb, card, cum, out):
+    """``out = pay * (reach of the hands sharing no card with the hand)`` per lane (the sums of
+    ``_vector_kernels.fold_sums``)."""
+    card[:] = 0.0
+    cum[:] = 0.0
+    _add_hands(0, H, reach, sa, sb, card, cum)
     for k in range(H):
         a = sa[k] * LANES
         b = sb[k] * LANES
@@ -246,15 +252,7 @@ def lanes_showdown(reach, pay, H, sa, sb, gend, card, cum, out, fpay, fout, fold
             o = k * LANES
             for w in range(LANES):
                 out[o + w] = cum[w] - card[a + w] - card[b + w]
-        for k in range(i, j):
-            a = sa[k] * LANES
-            b = sb[k] * LANES
-            o = k * LANES
-            for w in range(LANES):
-                x = reach[o + w]
-                cum[w] += x
-                card[a + w] += x
-                card[b + w] += x
+        _add_hands(i, j, reach, sa, sb, card, cum)
         for k in range(i, j):
             a = sa[k] * LANES
             b = sb[k] * LANES
