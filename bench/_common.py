@@ -6,6 +6,15 @@ import resource
 import time
 from typing import Callable, Iterable
 
+import numpy as np
+
+
+def excess_kurtosis(x) -> float:
+    """Excess kurtosis of a sample (0 for a normal distribution)."""
+    d = np.asarray(x, dtype=np.float64)
+    d = d - d.mean()
+    return float((d ** 4).mean() / (d ** 2).mean() ** 2 - 3.0)
+
 
 def peak_mb() -> float:
     """Peak resident set size of this process, MiB."""

@@ -23,6 +23,7 @@ import time
 
 import numpy as np
 
+from bench._common import excess_kurtosis
 from solve.holdem import best_response as BR
 from solve.holdem.buckets import HoldemBuckets
 from solve.holdem.cfr import HoldemCFR
@@ -81,8 +82,7 @@ def main() -> None:
                     e = to_mbb(c[pick], bb)
                     covered[j] += abs(e.mean - truth[j]) <= e.half_width
                     hw += e.half_width if j == 2 else 0.0
-            x = cols[2] - cols[2].mean()
-            kurt = float((x ** 4).mean() / (x ** 2).mean() ** 2 - 3.0)
+            kurt = excess_kurtosis(cols[2])
             print(f"{n_rounds} rounds {max_bets} bet  {name:<12} {len(boards):>6} "
                   f"{exact.exploitability_mbb:>9.1f} {truth[2]:>9.1f} "
                   f"{exact.exploitability_mbb - truth[2]:>8.1f} {hw / args.samples:>10.1f} "
