@@ -283,6 +283,14 @@ def _pays(n, p, T, RD, pay):
             pay[w] = spent[m, p]
 
 
+@njit(cache=True, inline="always")
+def _fold_call(l, nl, ntype, LN, SLOT) -> bool:
+    """Are nodes l and l + 1 the responder's fold and call to a showdown (siblings: a fold is
+    only ever action 0) on the same reach row, valued by one showdown pass?"""
+    return (ntype[LN[l]] == FOLD_END and l + 1 < nl and ntype[LN[l + 1]] == SHOWDOWN
+            and SLOT[l + 1] == SLOT[l])
+
+
 @njit(cache=True)
 def lanes_backward(p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, ub, sa, sb, gend, card,
                    cum, RD, pay, fpay):
@@ -301,13 +309,12 @@ def lanes_backward(p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, ub, sa, sb,
             VV[L + l, :HW] = 0.0
             continue
         if ntype[n] == FOLD_END:
-            if not (l + 1 < nl and ntype[LN[l + 1]] == SHOWDOWN and SLOT[l + 1] == SLOT[l]):
+            if not _fold_call(l, nl, ntype, LN, SLOT):
                 _pays(n, p, T, RD, pay)
                 lanes_fold(RO[SLOT[l]], pay, H, sa, sb, card, cum, v)
             continue  # else filled with its sibling's showdown
         if ntype[n] == SHOWDOWN:
-            # the responder's fold and call (siblings l - 1, l: a fold is only ever action 0)
-            pair = l > 0 and ntype[LN[l - 1]] == FOLD_END and SLOT[l - 1] == SLOT[l]
+            pair = l > 0 and _fold_call(l - 1, nl, ntype, LN, SLOT)
             _pays(n, p, T, RD, pay)
             if pair:
                 _pays(LN[l - 1], p, T, RD, fpay)
