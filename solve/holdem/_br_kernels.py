@@ -485,7 +485,6 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
     RO3 = np.zeros((L, P * W))
     VV3 = np.zeros((2 * L, P * W))
     card3 = np.zeros(52 * W)
-    cum3 = np.zeros(W)
     RD3 = np.zeros(W, np.int64)
     pay3 = np.zeros(2 * W)  # a terminal's chips per lane, then its fold sibling's
     LN3 = np.zeros(L, np.int64)
@@ -571,7 +570,7 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
                 for s3 in range(2):
                     river_lanes(s3, g0, GN[gg], RT, SEG, SR, RO2, V2, VP2, T, Q3, prow, RO3,
                                 VV3, LN3, LC3, SL3, DE3, H, ub3, SL[0], SL[1], SL[2], SL[3], MS,
-                                nm, card3, cum3, RD3, pay3)
+                                nm, card3, RD3, pay3)
         for i2 in range(I2):
             p = SE2[i2]
             for k in range(NT2[i2]):

@@ -26,9 +26,11 @@ import numpy as np
 from numba import njit
 
 from solve.holdem._kernels import DECISION, FOLD_END, KIND_TABLE, SHOWDOWN, policy_probs
+from solve.holdem._simd import WIDTH, add, ld, mul, st, sub, vmax, zero
 
-#: River segments walked together (8 float64 lanes: one AVX-512 register; measured against 4).
-LANES = 8
+#: River segments walked together (8 float64 lanes: one AVX-512 register; measured against 4),
+#: one ``_simd`` value per hand.
+LANES = WIDTH
 
 
 @njit(cache=True)
@@ -103,45 +105,41 @@ def fill_group_probs(kind, S, off, nact, code, rnodes3, prow, size, RT, g0, gn, 
     at every river decision node n under lane w's root ``root = RT[g0 + w]`` for the board's
     u-th distinct river bucket ``ubk[u]`` (:func:`distinct_buckets`; hand i reads
     ``u = ub[i]``); filled per group just before its segments, so the table (a few hundred
-    KB) stays in cache.
+    KB) stays in cache. ``PB`` is scratch (the probabilities of one node and bucket).
 
     A probability depends on the node and the bucket only, and a board's hands fall in few
     buckets, so each (node, bucket) is normalised once (one division), not once per hand: 4-10x
     fewer weight reads and divisions (the per-hand fill was 40 of 120 ms per river board), and
-    a hand's ``LANES`` probabilities are one contiguous read in the walk. Node-outer: a
-    bucket's weights at one root's nodes are a few consecutive cache lines of its block
-    (``BettingTree.offsets``), so after a root's first node they hit the cache."""
-    probs = np.zeros(3)
-    for w in range(gn):
-        root = RT[g0 + w]
-        m0 = np.searchsorted(rnodes3, root)
-        m1 = np.searchsorted(rnodes3, root + size[root])
-        q0 = prow[root]
-        for m in range(m0, m1):
-            n = rnodes3[m]
-            k = nact[n]
-            row = prow[n] - q0
-            if kind == KIND_TABLE:  # policy_probs, written out
-                o0 = off[n, 0]
-                o1 = off[n, 1]
-                for u in range(nu):
-                    base = o0 + ubk[u] * o1
+    a hand's ``LANES`` probabilities are one contiguous read in the walk. Lanes innermost: the
+    lanes' nodes share their offsets in the template (:func:`same_shape`), and a bucket's
+    ``LANES`` values of a row are one cache line, written whole (lane-outer, each write was a
+    line of its own: a quarter of the river's time)."""
+    root = RT[g0]
+    m0 = np.searchsorted(rnodes3, root)
+    m1 = np.searchsorted(rnodes3, root + size[root])
+    q0 = prow[root]
+    probs = PB[0]
+    for m in range(m0, m1):
+        n = rnodes3[m]
+        k = nact[n]
+        row = prow[n] - q0
+        for u in range(nu):
+            b = ubk[u]
+            o = u * LANES
+            for w in range(gn):
+                nw = n + RT[g0 + w] - root
+                if kind == KIND_TABLE:  # policy_probs, written out
+                    base = off[nw, 0] + b * off[nw, 1]
                     t = 0.0
                     for a in range(k):
                         t += S[base + a]
                     r = 1.0 / t if t > 0 else 0.0
                     for a in range(k):
-                        PB[a, u] = S[base + a] * r if t > 0 else 1.0 / k
-            else:
-                for u in range(nu):
-                    policy_probs(kind, S, off, n, nact, code, ubk[u], probs)
+                        Q[row + a, o + w] = S[base + a] * r if t > 0 else 1.0 / k
+                else:
+                    policy_probs(kind, S, off, nw, nact, code, b, probs)
                     for a in range(k):
-                        PB[a, u] = probs[a]
-            for a in range(k):
-                q = Q[row + a]
-                pb = PB[a]
-                for u in range(nu):
-                    q[u * LANES + w] = pb[u]
+                        Q[row + a, o + w] = probs[a]
 
 
 @njit(cache=True)
@@ -156,7 +154,6 @@ def lanes_forward(root, p, T, Q, prow, RO, LN, LC, SLOT, DEAD, H, ub):
     DEAD[0] = False
     nl = 1
     ns = 1
-    tw = np.zeros(LANES)
     stack = np.empty(LN.shape[0], np.int64)
     stack[0] = 0
     top = 1
@@ -182,13 +179,12 @@ def lanes_forward(root, p, T, Q, prow, RO, LN, LC, SLOT, DEAD, H, ub):
                 SLOT[LC[l, a]] = ns
                 y = RO[ns]
                 q = Q[base + a]
-                tw[:] = 0.0
+                tw = zero()
                 for i in range(H):
                     o = i * LANES
-                    qo = ub[i] * LANES
-                    for w in range(LANES):
-                        y[o + w] = x[o + w] * q[qo + w]
-                        tw[w] += y[o + w]
+                    yo = mul(ld(x, o), ld(q, ub[i] * LANES))
+                    st(y, o, yo)
+                    tw = add(tw, yo)
                 dead = True
                 for w in range(LANES):
                     if tw[w] != 0.0:
@@ -204,35 +200,38 @@ def lanes_forward(root, p, T, Q, prow, RO, LN, LC, SLOT, DEAD, H, ub):
 
 @njit(cache=True, inline="always")
 def _add_hands(i, j, reach, sa, sb, card, cum):
-    """Add hands ``i .. j-1``'s reach to the lanes' totals ``cum`` and to their cards' sums."""
+    """Add hands ``i .. j-1``'s reach to their cards' sums; returns the lanes' totals ``cum``
+    plus their reach."""
     for k in range(i, j):
         a = sa[k] * LANES
         b = sb[k] * LANES
-        o = k * LANES
-        for w in range(LANES):
-            x = reach[o + w]
-            cum[w] += x
-            card[a + w] += x
-            card[b + w] += x
+        x = ld(reach, k * LANES)
+        cum = add(cum, x)
+        st(card, a, add(ld(card, a), x))
+        st(card, b, add(ld(card, b), x))
+    return cum
+
+
+@njit(cache=True, inline="always")
+def _others(cum, card, a, b):
+    """``cum`` less the sums of cards ``a`` and ``b`` (offsets of their lanes)."""
+    return sub(sub(cum, ld(card, a)), ld(card, b))
 
 
 @njit(cache=True)
-def lanes_fold(reach, pay, H, sa, sb, card, cum, out):
+def lanes_fold(reach, pay, H, sa, sb, card, out):
     """``out = pay * (reach of the hands sharing no card with the hand)`` per lane (the sums of
     ``_vector_kernels.fold_sums``)."""
     card[:] = 0.0
-    cum[:] = 0.0
-    _add_hands(0, H, reach, sa, sb, card, cum)
+    cum = _add_hands(0, H, reach, sa, sb, card, zero())
+    p = ld(pay, 0)
     for k in range(H):
-        a = sa[k] * LANES
-        b = sb[k] * LANES
         o = k * LANES
-        for w in range(LANES):
-            out[o + w] = (cum[w] - card[a + w] - card[b + w] + reach[o + w]) * pay[w]
+        st(out, o, mul(add(_others(cum, card, sa[k] * LANES, sb[k] * LANES), ld(reach, o)), p))
 
 
 @njit(cache=True)
-def lanes_showdown(reach, pay, H, sa, sb, gend, card, cum, out, fpay, fout, fold):
+def lanes_showdown(reach, pay, H, sa, sb, gend, card, out, fpay, fout, fold):
     """``out = pay * (reach beaten - reach beating)`` per lane, the reach summed over the hands
     sharing no card with the hand. One pass up the tie groups gives per hand W (compatible
     reach strictly weaker: the sums before its group less the hands holding one of its cards)
@@ -242,33 +241,26 @@ def lanes_showdown(reach, pay, H, sa, sb, gend, card, cum, out, fpay, fout, fold
     also :func:`lanes_fold`'s ``fout`` (pay ``fpay``) from the same sums: a responder's fold
     and call see the same reach, and the compatible total is the pass's last term."""
     card[:] = 0.0
-    cum[:] = 0.0
+    cum = zero()
     i = 0
     while i < H:
         j = gend[i]
         for k in range(i, j):
-            a = sa[k] * LANES
-            b = sb[k] * LANES
-            o = k * LANES
-            for w in range(LANES):
-                out[o + w] = cum[w] - card[a + w] - card[b + w]
-        _add_hands(i, j, reach, sa, sb, card, cum)
+            st(out, k * LANES, _others(cum, card, sa[k] * LANES, sb[k] * LANES))
+        cum = _add_hands(i, j, reach, sa, sb, card, cum)
         for k in range(i, j):
-            a = sa[k] * LANES
-            b = sb[k] * LANES
             o = k * LANES
-            for w in range(LANES):
-                out[o + w] += cum[w] - card[a + w] - card[b + w] + reach[o + w]
+            st(out, o, add(ld(out, o), add(_others(cum, card, sa[k] * LANES, sb[k] * LANES),
+                                           ld(reach, o))))
         i = j
+    p = ld(pay, 0)
+    fp = ld(fpay, 0)
     for k in range(H):
-        a = sa[k] * LANES
-        b = sb[k] * LANES
         o = k * LANES
-        for w in range(LANES):
-            f = cum[w] - card[a + w] - card[b + w] + reach[o + w]
-            out[o + w] = pay[w] * (out[o + w] - f)
-            if fold:
-                fout[o + w] = f * fpay[w]
+        f = add(_others(cum, card, sa[k] * LANES, sb[k] * LANES), ld(reach, o))
+        st(out, o, mul(p, sub(ld(out, o), f)))
+        if fold:
+            st(fout, o, mul(f, fp))
 
 
 @njit(cache=True)
@@ -293,7 +285,7 @@ def _fold_call(l, nl, ntype, LN, SLOT) -> bool:
 
 @njit(cache=True)
 def lanes_backward(p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, ub, sa, sb, gend, card,
-                   cum, RD, pay, fpay):
+                   RD, pay, fpay):
     """Values of the segments (:func:`lanes_forward`), children first: ``VV[l]`` the best
     response's, ``VV[L + l]`` the strategy's own (``RD[w]``: lane w's root minus the
     template's, for its chips at the terminals)."""
@@ -311,14 +303,14 @@ def lanes_backward(p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, ub, sa, sb,
         if ntype[n] == FOLD_END:
             if not _fold_call(l, nl, ntype, LN, SLOT):
                 _pays(n, p, T, RD, pay)
-                lanes_fold(RO[SLOT[l]], pay, H, sa, sb, card, cum, v)
+                lanes_fold(RO[SLOT[l]], pay, H, sa, sb, card, v)
             continue  # else filled with its sibling's showdown
         if ntype[n] == SHOWDOWN:
             pair = l > 0 and _fold_call(l - 1, nl, ntype, LN, SLOT)
             _pays(n, p, T, RD, pay)
             if pair:
                 _pays(LN[l - 1], p, T, RD, fpay)
-            lanes_showdown(RO[SLOT[l]], pay, H, sa, sb, gend, card, cum, v, fpay, VV[l - 1],
+            lanes_showdown(RO[SLOT[l]], pay, H, sa, sb, gend, card, v, fpay, VV[l - 1],
                            pair)
             continue
         vp = VV[L + l]
@@ -330,10 +322,8 @@ def lanes_backward(p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, ub, sa, sb,
             qa = Q[prow[n] - q0]
             for i in range(H):
                 o = i * LANES
-                qo = ub[i] * LANES
-                for w in range(LANES):
-                    v[o + w] = v0[o + w]
-                    vp[o + w] = qa[qo + w] * p0[o + w]
+                st(v, o, ld(v0, o))
+                st(vp, o, mul(ld(qa, ub[i] * LANES), ld(p0, o)))
             for a in range(1, k):
                 c = LC[l, a]
                 va = VV[c]
@@ -341,10 +331,8 @@ def lanes_backward(p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, ub, sa, sb,
                 qa = Q[prow[n] - q0 + a]
                 for i in range(H):
                     o = i * LANES
-                    qo = ub[i] * LANES
-                    for w in range(LANES):
-                        v[o + w] = max(v[o + w], va[o + w])
-                        vp[o + w] += qa[qo + w] * pa[o + w]
+                    st(v, o, vmax(ld(v, o), ld(va, o)))
+                    st(vp, o, add(ld(vp, o), mul(ld(qa, ub[i] * LANES), ld(pa, o))))
         else:
             for i in range(HW):
                 v[i] = v0[i]
@@ -353,14 +341,15 @@ def lanes_backward(p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, ub, sa, sb,
                 c = LC[l, a]
                 va = VV[c]
                 pa = VV[c if ntype[LN[c]] != DECISION else L + c]
-                for i in range(HW):
-                    v[i] += va[i]
-                    vp[i] += pa[i]
+                for i in range(H):
+                    o = i * LANES
+                    st(v, o, add(ld(v, o), ld(va, o)))
+                    st(vp, o, add(ld(vp, o), ld(pa, o)))
 
 
 @njit(cache=True)
 def river_lanes(s, g0, gn, RT, SEG, SR, RO2, V2, VP2, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD,
-                H, ub, sidx, sa, sb, gend, MS, nm, card, cum, RD, pay) -> bool:
+                H, ub, sidx, sa, sb, gend, MS, nm, card, RD, pay) -> bool:
     """Seat ``s``'s segments under the roots ``RT[g0 .. g0 + gn - 1]`` (one group of
     :func:`river_groups`), one per lane: each lane's root reach read from its turn vector
     (``RO2[i2, l2]``, pair indices), walked forward and back, and its root's values added to
@@ -383,7 +372,7 @@ def river_lanes(s, g0, gn, RT, SEG, SR, RO2, V2, VP2, T, Q, prow, RO, VV, LN, LC
         return False
     nl = lanes_forward(RT[g0], s, T, Q, prow, RO, LN, LC, SLOT, DEAD, H, ub)
     lanes_backward(s, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, ub, sa, sb, gend, card,
-                   cum, RD, pay[:LANES], pay[LANES:])
+                   RD, pay[:LANES], pay[LANES:])
     L = LN.shape[0]
     v = VV[0]
     vp = VV[L]
