@@ -28,8 +28,8 @@ from numba import njit
 from etl._eval_kernels import eval7
 from etl._index_kernels import index_hand
 from solve.holdem._kernels import DECISION, FOLD_END, KIND_TABLE, SHOWDOWN, policy_probs
-from solve.holdem._br_lanes import (LANES, distinct_buckets, fill_group_probs, river_groups,
-                                    river_lanes)
+from solve.holdem._br_lanes import (LANES, distinct_buckets, fill_group_probs, lanes_collect,
+                                    river_groups, river_lanes)
 from solve.holdem._vector_kernels import fold_sums, showdown_sums, tie_ends
 
 BOARD_SEEN = (0, 3, 4, 5)
@@ -552,6 +552,7 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
                         any3 = True
         ns = _river_segments(I2, NT2, TR2, DE2, LN2, SR)
         ng = river_groups(SR, ns, SE2, T, prow, RT, SEG, GS, GN)
+        A3 = np.zeros((2, ng, 2, 1326 * W))  # per seat and group: the river roots' sums
         for m in range(rturn[jt], rturn[jt + 1]):
             if not any3:
                 break
@@ -568,9 +569,10 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
                 fill_group_probs(kind, S, off, T[3], T[4], rnodes3, prow, T[6], RT, g0, GN[gg],
                                  ubk3, nu3, PB3, Q3)
                 for s3 in range(2):
-                    river_lanes(s3, g0, GN[gg], RT, SEG, SR, RO2, V2, VP2, T, Q3, prow, RO3,
-                                VV3, LN3, LC3, SL3, DE3, H, ub3, SL[0], SL[1], SL[2], SL[3], MS,
-                                nm, card3, RD3, pay3)
+                    river_lanes(s3, g0, GN[gg], RT, SEG, SR, RO2, A3[s3, gg, 0], A3[s3, gg, 1],
+                                T, Q3, prow, RO3, VV3, LN3, LC3, SL3, DE3, H, ub3, SL[0], SL[1],
+                                SL[2], SL[3], MS, nm, card3, RD3, pay3)
+        lanes_collect(A3, ng, GS, GN, SEG, SR, V2, VP2)
         for i2 in range(I2):
             p = SE2[i2]
             for k in range(NT2[i2]):

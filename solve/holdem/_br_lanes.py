@@ -315,46 +315,59 @@ def lanes_backward(p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, ub, sa, sb,
             continue
         vp = VV[L + l]
         k = nact[n]
-        c0 = LC[l, 0]
-        v0 = VV[c0]
-        p0 = VV[c0 if ntype[LN[c0]] != DECISION else L + c0]
-        if player[n] == p:
-            qa = Q[prow[n] - q0]
+        v0, p0 = _child_rows(l, 0, LC, LN, ntype, VV, L)
+        v1, p1 = _child_rows(l, 1 if k > 1 else 0, LC, LN, ntype, VV, L)
+        v2, p2 = _child_rows(l, 2 if k > 2 else 0, LC, LN, ntype, VV, L)
+        r = prow[n] - q0
+        if player[n] == p:  # max and the strategy's mix, all children in one pass
+            q0a = Q[r]
+            q1a = Q[r + 1 if k > 1 else r]
+            q2a = Q[r + 2 if k > 2 else r]
             for i in range(H):
                 o = i * LANES
-                st(v, o, ld(v0, o))
-                st(vp, o, mul(ld(qa, ub[i] * LANES), ld(p0, o)))
-            for a in range(1, k):
-                c = LC[l, a]
-                va = VV[c]
-                pa = VV[c if ntype[LN[c]] != DECISION else L + c]
-                qa = Q[prow[n] - q0 + a]
-                for i in range(H):
-                    o = i * LANES
-                    st(v, o, vmax(ld(v, o), ld(va, o)))
-                    st(vp, o, add(ld(vp, o), mul(ld(qa, ub[i] * LANES), ld(pa, o))))
-        else:
-            for i in range(HW):
-                v[i] = v0[i]
-                vp[i] = p0[i]
-            for a in range(1, k):
-                c = LC[l, a]
-                va = VV[c]
-                pa = VV[c if ntype[LN[c]] != DECISION else L + c]
-                for i in range(H):
-                    o = i * LANES
-                    st(v, o, add(ld(v, o), ld(va, o)))
-                    st(vp, o, add(ld(vp, o), ld(pa, o)))
+                u = ub[i] * LANES
+                if k == 1:
+                    st(v, o, ld(v0, o))
+                    st(vp, o, mul(ld(q0a, u), ld(p0, o)))
+                elif k == 2:
+                    st(v, o, vmax(ld(v0, o), ld(v1, o)))
+                    st(vp, o, add(mul(ld(q0a, u), ld(p0, o)), mul(ld(q1a, u), ld(p1, o))))
+                else:
+                    st(v, o, vmax(vmax(ld(v0, o), ld(v1, o)), ld(v2, o)))
+                    st(vp, o, add(add(mul(ld(q0a, u), ld(p0, o)), mul(ld(q1a, u), ld(p1, o))),
+                                  mul(ld(q2a, u), ld(p2, o))))
+        else:  # the opponent's: sums (its probabilities are in the reach)
+            for i in range(H):
+                o = i * LANES
+                if k == 1:
+                    st(v, o, ld(v0, o))
+                    st(vp, o, ld(p0, o))
+                elif k == 2:
+                    st(v, o, add(ld(v0, o), ld(v1, o)))
+                    st(vp, o, add(ld(p0, o), ld(p1, o)))
+                else:
+                    st(v, o, add(add(ld(v0, o), ld(v1, o)), ld(v2, o)))
+                    st(vp, o, add(add(ld(p0, o), ld(p1, o)), ld(p2, o)))
+
+
+@njit(cache=True, inline="always")
+def _child_rows(l, a, LC, LN, ntype, VV, L):
+    """Child a of node l: its best-response value row and its on-policy one (a terminal's
+    are the same row)."""
+    c = LC[l, a]
+    return VV[c], VV[c if ntype[LN[c]] != DECISION else L + c]
 
 
 @njit(cache=True)
-def river_lanes(s, g0, gn, RT, SEG, SR, RO2, V2, VP2, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD,
+def river_lanes(s, g0, gn, RT, SEG, SR, RO2, AV, AVP, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD,
                 H, ub, sidx, sa, sb, gend, MS, nm, card, RD, pay) -> bool:
     """Seat ``s``'s segments under the roots ``RT[g0 .. g0 + gn - 1]`` (one group of
     :func:`river_groups`), one per lane: each lane's root reach read from its turn vector
     (``RO2[i2, l2]``, pair indices), walked forward and back, and its root's values added to
-    ``V2`` / ``VP2`` once per river card of the orbit (``MS[t, i]``: the pair index of hand i
-    on the t-th card of ``nm``). Returns whether any lane had a segment."""
+    the group's accumulators ``AV`` / ``AVP`` (pair index h's lanes at ``h * LANES``) once
+    per river card of the orbit (``MS[t, i]``: the pair index of hand i on the t-th card of
+    ``nm``); :func:`lanes_collect` hands them to the turn's vectors when the turn card's river
+    cards are done. Returns whether any lane had a segment."""
     x = RO[0]
     live = False
     for w in range(LANES):
@@ -376,16 +389,33 @@ def river_lanes(s, g0, gn, RT, SEG, SR, RO2, V2, VP2, T, Q, prow, RO, VV, LN, LC
     L = LN.shape[0]
     v = VV[0]
     vp = VV[L]
-    for w in range(gn):
-        j = SEG[s, g0 + w]
-        if j < 0:
-            continue
-        dv = V2[SR[1, j], SR[2, j]]
-        dvp = VP2[SR[1, j], SR[2, j]]
-        for t in range(nm):
-            ms = MS[t]
-            for i in range(H):
-                h = ms[i]
-                dv[h] += v[i * LANES + w]
-                dvp[h] += vp[i * LANES + w]
+    for t in range(nm):  # one vector add per hand: the lanes stay together until the turn
+        ms = MS[t]
+        for i in range(H):
+            o = i * LANES
+            h = ms[i] * LANES
+            st(AV, h, add(ld(AV, h), ld(v, o)))
+            st(AVP, h, add(ld(AVP, h), ld(vp, o)))
     return True
+
+
+@njit(cache=True)
+def lanes_collect(A, ng, GS, GN, SEG, SR, V2, VP2):
+    """Hand each group's accumulators (``A[s, g, 0]`` values, ``A[s, g, 1]`` on-policy values,
+    :func:`river_lanes`) to the turn's vectors: lane w of seat s's group g is the river
+    segment ``j = SEG[s, GS[g] + w]``, whose turn vectors ``V2[SR[1, j], SR[2, j]]`` receive no
+    other sum, so they are assigned (the same bits as adding each river card's values to
+    them in turn, as the sums run in the same order)."""
+    for g in range(ng):
+        for s in range(2):
+            a = A[s, g, 0]
+            ap = A[s, g, 1]
+            for w in range(GN[g]):
+                j = SEG[s, GS[g] + w]
+                if j < 0:
+                    continue
+                dv = V2[SR[1, j], SR[2, j]]
+                dvp = VP2[SR[1, j], SR[2, j]]
+                for h in range(dv.shape[0]):
+                    dv[h] = a[h * LANES + w]
+                    dvp[h] = ap[h * LANES + w]
