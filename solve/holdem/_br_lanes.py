@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from solve.holdem._kernels import DECISION, FOLD_END, KIND_TABLE, SHOWDOWN, policy_probs
-from solve.holdem._simd import WIDTH, add, ld, mul, st, sub, vmax, zero
+from solve.holdem._simd import WIDTH, add, div, ld, mul, splat, st, sub, vmax, zero
 
 #: River segments walked together (8 float64 lanes: one AVX-512 register; measured against 4),
 #: one ``_simd`` value per hand.
@@ -119,17 +119,33 @@ def fill_group_probs(kind, S, off, nact, code, rnodes3, prow, size, RT, g0, gn, 
     m1 = np.searchsorted(rnodes3, root + size[root])
     q0 = prow[root]
     probs = PB[0]
-    for m in range(m0, m1):
-        n = rnodes3[m]
-        k = nact[n]
-        row = prow[n] - q0
-        for u in range(nu):
-            b = ubk[u]
-            o = u * LANES
-            for w in range(gn):
-                nw = n + RT[g0 + w] - root
-                if kind == KIND_TABLE:  # policy_probs, written out
-                    base = off[nw, 0] + b * off[nw, 1]
+    nw = np.empty(LANES, np.int64)  # lane w's node (the last lane's past gn: finite filler)
+    for u in range(nu):
+        b = ubk[u]
+        o = u * LANES
+        for m in range(m0, m1):
+            n = rnodes3[m]
+            k = nact[n]
+            row = prow[n] - q0
+            for w in range(LANES):
+                nw[w] = n + RT[g0 + min(w, gn - 1)] - root
+            if kind == KIND_TABLE:  # policy_probs, written out, the lanes as one vector
+                s0 = _weights(S, off, nw, b, 0)
+                s1 = _weights(S, off, nw, b, 1)
+                s2 = _weights(S, off, nw, b, 2 if k > 2 else 1)
+                t = add(add(zero(), s0), s1)
+                if k > 2:
+                    t = add(t, s2)
+                if min(t) > 0:
+                    r = div(splat(1.0), t)
+                    st(Q[row], o, mul(s0, r))
+                    st(Q[row + 1], o, mul(s1, r))
+                    if k > 2:
+                        st(Q[row + 2], o, mul(s2, r))
+                    continue
+            for w in range(gn):  # a lane without weights (or another kind), one by one
+                if kind == KIND_TABLE:
+                    base = off[nw[w], 0] + b * off[nw[w], 1]
                     t = 0.0
                     for a in range(k):
                         t += S[base + a]
@@ -137,9 +153,23 @@ def fill_group_probs(kind, S, off, nact, code, rnodes3, prow, size, RT, g0, gn, 
                     for a in range(k):
                         Q[row + a, o + w] = S[base + a] * r if t > 0 else 1.0 / k
                 else:
-                    policy_probs(kind, S, off, nw, nact, code, b, probs)
+                    policy_probs(kind, S, off, nw[w], nact, code, b, probs)
                     for a in range(k):
                         Q[row + a, o + w] = probs[a]
+
+
+@njit(cache=True, inline="always")
+def _weights(S, off, nw, b, a):
+    """Action a's weight at bucket b of each lane's node ``nw[w]``, as float64 lanes (written
+    out for the 8 of ``_simd.WIDTH``)."""
+    return (np.float64(S[off[nw[0], 0] + b * off[nw[0], 1] + a]),
+            np.float64(S[off[nw[1], 0] + b * off[nw[1], 1] + a]),
+            np.float64(S[off[nw[2], 0] + b * off[nw[2], 1] + a]),
+            np.float64(S[off[nw[3], 0] + b * off[nw[3], 1] + a]),
+            np.float64(S[off[nw[4], 0] + b * off[nw[4], 1] + a]),
+            np.float64(S[off[nw[5], 0] + b * off[nw[5], 1] + a]),
+            np.float64(S[off[nw[6], 0] + b * off[nw[6], 1] + a]),
+            np.float64(S[off[nw[7], 0] + b * off[nw[7], 1] + a]))
 
 
 @njit(cache=True)

@@ -3,9 +3,9 @@
 
 A ``Lanes`` value is a ``UniTuple(float64, 8)``; :func:`ld` and :func:`st` move one between an
 array's elements ``o .. o + 7`` and a vector register in one load or store, :func:`zero` is
-its eight zeros, and :func:`add`,
-:func:`sub`, :func:`mul` and :func:`vmax` are one vector instruction each. Each lane does the
-scalar arithmetic exactly (IEEE, no fused multiply-add, no reassociation), so a kernel written
+its eight zeros and :func:`splat` a scalar in each lane, and :func:`add`,
+:func:`sub`, :func:`mul`, :func:`div` and :func:`vmax` are one vector instruction each.
+Each lane does the scalar arithmetic exactly (IEEE, no fused multiply-add, no reassociation), so a kernel written
 with them gives the same bits as its element-by-element loop; :func:`vmax` is numba's
 ``max(x, y)`` per lane (``y if y > x else x``).
 
@@ -94,6 +94,22 @@ def zero(typingctx):
     return Lanes(), codegen
 
 
+@intrinsic
+def splat(typingctx, x):
+    """``(x, x, ..., x)``: a float64 in every lane."""
+    if not isinstance(x, types.Float):
+        raise TypeError(f"splat takes a float, not {x}")
+
+    def codegen(context, builder, sig, args):
+        v = context.cast(builder, args[0], sig.args[0], types.float64)
+        vec = ir.Constant(_VEC, ir.Undefined)
+        for w in range(WIDTH):
+            vec = builder.insert_element(vec, v, ir.Constant(_I32, w))
+        return _to_lanes(context, builder, vec)
+
+    return Lanes(x), codegen
+
+
 def _binary(name: str, doc: str):
     def typer(typingctx, x, y):
         if x != Lanes or y != Lanes:
@@ -105,7 +121,8 @@ def _binary(name: str, doc: str):
             if name == "vmax":  # numba's max(a, b): b if b > a else a (NaN and -0.0 alike)
                 r = builder.select(builder.fcmp_ordered(">", b, a), b, a)
             else:
-                r = getattr(builder, {"add": "fadd", "sub": "fsub", "mul": "fmul"}[name])(a, b)
+                r = getattr(builder, {"add": "fadd", "sub": "fsub", "mul": "fmul",
+                                      "div": "fdiv"}[name])(a, b)
             return _to_lanes(context, builder, r)
 
         return Lanes(Lanes, Lanes), codegen
@@ -118,4 +135,5 @@ def _binary(name: str, doc: str):
 add = _binary("add", "``x + y`` per lane.")
 sub = _binary("sub", "``x - y`` per lane.")
 mul = _binary("mul", "``x * y`` per lane.")
+div = _binary("div", "``x / y`` per lane.")
 vmax = _binary("vmax", "``max(x, y)`` per lane, as numba computes it: ``y if y > x else x``.")
