@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st_
 from numba import njit
 
-from solve.holdem._simd import WIDTH, add, div, ld, mul, splat, st, sub, vmax, zero
+from solve.holdem._simd import WIDTH, add, div, ld, mul, splat, st, sub, vmax, zero, zeros64
 
 
 @njit
@@ -115,3 +115,16 @@ def test_wrong_arrays_are_refused(array):
 
     with pytest.raises(TypeError, match="lanes need a 1-d float64 array"):
         load(array)
+
+
+@pytest.mark.parametrize("n", [1, 8, 416, 10608, 3 * 10608])
+def test_zeros64_is_zeros_on_a_cache_line(n):
+    @njit
+    def make(n):
+        a = zeros64(n)
+        b = zeros64(3 * n).reshape((3, n))
+        return a, b
+
+    a, b = make(n)
+    assert a.shape == (n,) and not a.any() and a.ctypes.data % 64 == 0
+    assert b.shape == (3, n) and not b.any() and b.ctypes.data % 64 == 0

@@ -30,6 +30,7 @@ from etl._index_kernels import index_hand
 from solve.holdem._kernels import DECISION, FOLD_END, KIND_TABLE, SHOWDOWN, policy_probs
 from solve.holdem._br_lanes import (LANES, distinct_buckets, fill_group_probs, lanes_collect,
                                     river_groups, river_lanes)
+from solve.holdem._simd import zeros64
 from solve.holdem._vector_kernels import fold_sums, showdown_sums, tie_ends
 
 BOARD_SEEN = (0, 3, 4, 5)
@@ -472,7 +473,8 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
     RO2, V2, VP2, LN2, LC2, TR2, DE2, NL2, NT2, SE2, PI2, PL2 = _segments(L, 2 * n_turn_roots)
     # the river: LANES segments at a time, vectors in strength order (``_br_lanes``)
     W = LANES
-    Q3 = np.zeros((segment_rows(rnodes3, prow, T[3], T[6]), P * W))
+    nq = segment_rows(rnodes3, prow, T[3], T[6])
+    Q3 = zeros64(nq * P * W).reshape((nq, P * W))  # lanes on cache lines (``_simd``)
     rb3 = np.zeros(P, np.int64)
     ub3 = np.zeros(P, np.int64)  # the board's distinct river buckets (``distinct_buckets``)
     ubk3 = np.zeros(P, np.int64)
@@ -482,9 +484,9 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
     SEG = np.zeros((2, 2 * L * n_turn_roots), np.int64)
     GS = np.zeros(2 * L * n_turn_roots, np.int64)
     GN = np.zeros(2 * L * n_turn_roots, np.int64)
-    RO3 = np.zeros((L, P * W))
-    VV3 = np.zeros((2 * L, P * W))
-    card3 = np.zeros(52 * W)
+    RO3 = zeros64(L * P * W).reshape((L, P * W))
+    VV3 = zeros64(2 * L * P * W).reshape((2 * L, P * W))
+    card3 = zeros64(52 * W)
     RD3 = np.zeros(W, np.int64)
     pay3 = np.zeros(2 * W)  # a terminal's chips per lane, then its fold sibling's
     LN3 = np.zeros(L, np.int64)
@@ -552,7 +554,8 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
                         any3 = True
         ns = _river_segments(I2, NT2, TR2, DE2, LN2, SR)
         ng = river_groups(SR, ns, SE2, T, prow, RT, SEG, GS, GN)
-        A3 = np.zeros((2, ng, 2, 1326 * W))  # per seat and group: the river roots' sums
+        A3 = zeros64(2 * ng * 2 * 1326 * W).reshape((2, ng, 2, 1326 * W))  # per seat, group:
+        # the river roots' sums
         for m in range(rturn[jt], rturn[jt + 1]):
             if not any3:
                 break

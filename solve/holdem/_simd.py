@@ -19,8 +19,9 @@ the showdown and fold passes 2.9x faster written with these).
 
 from __future__ import annotations
 
+import numpy as np
 from llvmlite import ir
-from numba import types
+from numba import njit, types
 from numba.extending import intrinsic
 
 #: Lanes of a value: eight float64, one AVX-512 register (two AVX2 ones).
@@ -137,3 +138,15 @@ sub = _binary("sub", "``x - y`` per lane.")
 mul = _binary("mul", "``x * y`` per lane.")
 div = _binary("div", "``x / y`` per lane.")
 vmax = _binary("vmax", "``max(x, y)`` per lane, as numba computes it: ``y if y > x else x``.")
+
+
+@njit(cache=True)
+def zeros64(n):
+    """``np.zeros(n)`` starting on a 64-byte boundary, so that the lanes at multiples of
+    ``WIDTH`` are whole cache lines whatever allocated them. Numba's arrays start on 32 bytes,
+    which measured as fast; numpy's on 16, where the river's showdown and fold passes run
+    1.5-1.9x slower (``python -m bench.bench_simd_lanes --offset 16``). Reshape it for more
+    dimensions; rows whose length is a multiple of ``WIDTH`` stay aligned."""
+    buf = np.zeros(n + WIDTH)
+    o = (-(buf.ctypes.data % 64) % 64) // 8
+    return buf[o:o + n]
