@@ -3,6 +3,7 @@
 Hands are canonical indexes of ``etl.isomorphism.HandIndexer``; ``index_hand`` /
 ``unindex_hand`` are its numba-callable scalars.
 """
+# numba cache stamp (python -m tests.test_kernel_cache_stamps): df96a6341ffe21fc
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """Numba kernels of :mod:`solve.algorithms.pairwise`: the two halves of the bilinear form that
 the public tree's expected-value pass computes (``_kernels.backward`` in ``MODE_EV``)."""
+# numba cache stamp (python -m tests.test_kernel_cache_stamps): 6c457ee5f7827c56
 
 from __future__ import annotations
 

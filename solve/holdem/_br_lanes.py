@@ -19,6 +19,7 @@ one-lane walk (checked against the previous one-segment kernel on full-size flop
 whose segment no opponent hand reaches (or that has no segment) carries reach 0 and contributes
 nothing; a node is skipped only when it is dead in every lane.
 """
+# numba cache stamp (python -m tests.test_kernel_cache_stamps): 96cf749471ff0919
 
 from __future__ import annotations
 
