@@ -28,12 +28,11 @@ from solve.holdem._simd import zeros64
 W = L.LANES
 
 
-@njit(cache=True)
-def scalar_fold(reach, pay, H, sa, sb, card, cum, out):
-    """``_br_lanes.lanes_fold`` lane by lane (the kernel before ``_simd``)."""
-    card[:] = 0.0
-    cum[:] = 0.0
-    for k in range(H):
+@njit(cache=True, inline="always")
+def _scalar_add(i, j, reach, sa, sb, card, cum):
+    """Add hands ``i .. j-1``'s reach to the lanes' totals and their cards' sums, lane by lane
+    (the previous kernel's ``_add_hands``)."""
+    for k in range(i, j):
         a = sa[k] * W
         b = sb[k] * W
         for w in range(W):
@@ -41,6 +40,14 @@ def scalar_fold(reach, pay, H, sa, sb, card, cum, out):
             cum[w] += x
             card[a + w] += x
             card[b + w] += x
+
+
+@njit(cache=True)
+def scalar_fold(reach, pay, H, sa, sb, card, cum, out):
+    """``_br_lanes.lanes_fold`` lane by lane (the kernel before ``_simd``)."""
+    card[:] = 0.0
+    cum[:] = 0.0
+    _scalar_add(0, H, reach, sa, sb, card, cum)
     for k in range(H):
         a = sa[k] * W
         b = sb[k] * W
@@ -62,14 +69,7 @@ def scalar_showdown(reach, pay, H, sa, sb, gend, card, cum, out):
             b = sb[k] * W
             for w in range(W):
                 out[k * W + w] = cum[w] - card[a + w] - card[b + w]
-        for k in range(i, j):
-            a = sa[k] * W
-            b = sb[k] * W
-            for w in range(W):
-                x = reach[k * W + w]
-                cum[w] += x
-                card[a + w] += x
-                card[b + w] += x
+        _scalar_add(i, j, reach, sa, sb, card, cum)
         for k in range(i, j):
             a = sa[k] * W
             b = sb[k] * W

@@ -13,9 +13,10 @@ chips already in the pot. ``LANES`` segments of one seat under consecutive roots
 shape are walked together: every river vector holds, per hand (in the board's strength order),
 one value per lane (``x[i * LANES + w]``), so the reach products, the responder's max, the
 on-policy sums and above all the fold and showdown sums (a read-modify-write into 52 per-card
-sums per hand: latency-bound one lane at a time) run ``LANES`` wide. Each lane does exactly the
-arithmetic of the one-segment walk, in the same order, so the values are bit-identical to a
-one-lane walk (checked against the previous one-segment kernel on full-size flops). A lane
+sums per hand: latency-bound one lane at a time) run ``LANES`` wide, a hand's lanes one SIMD
+value (``_simd``: numba leaves such loops scalar). Each lane does exactly the arithmetic of the
+one-segment walk, in the same order, so the values are bit-identical to a one-lane walk
+(checked against the previous one-segment kernel on full-size flops). A lane
 whose segment no opponent hand reaches (or that has no segment) carries reach 0 and contributes
 nothing; a node is skipped only when it is dead in every lane.
 """
