@@ -21,6 +21,8 @@ import re
 import sys
 from pathlib import Path
 
+from tests.test_layers import imported
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("schema", "etl", "abstraction", "solve", "queries")
 PREFIX = "# numba cache stamp (python -m tests.test_kernel_cache_stamps):"
@@ -40,18 +42,10 @@ def _source(path: Path) -> str:
 
 
 def _imports(path: Path) -> set[str]:
-    """Project modules ``path`` imports (absolute ``import`` and ``from ... import``)."""
-    out = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        names = []
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module]
-        elif isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        for n in names:
-            if n.split(".")[0] in PACKAGES and _module_path(n) is not None:
-                out.add(n)
-    return out
+    """Project modules ``path`` imports (``tests/test_layers.py``'s reading of its imports, a
+    ``from package import module`` included)."""
+    return {n for _, n in imported(ast.parse(path.read_text()))
+            if n.split(".")[0] in PACKAGES and _module_path(n) is not None}
 
 
 def _kernel_deps(name: str) -> set[str]:
@@ -124,7 +118,7 @@ def test_kernel_modules_that_call_other_kernels_are_stamped():
                      f": {bad}")
 
 
-def test_a_change_below_changes_the_stamps_above(tmp_path, monkeypatch):
+def test_a_change_below_changes_the_stamps_above(monkeypatch):
     a = expected_stamp("solve.holdem._br_kernels")
     real = _source
 
