@@ -197,3 +197,46 @@ def test_a_second_curve_reads_the_kept_figures_and_a_changed_strategy_is_measure
     assert (again[n]["h2h_mbb"], again[n]["h2h_hw"]) == (round(want.mean, 2),
                                                           round(want.half_width, 2))
     assert again[n]["h2h_mbb"] != next(e for e in first["a"] if e["iterations"] == n)["h2h_mbb"]
+
+
+def test_exact_exploitability_of_a_checkpoint_joins_the_curve(runs, capsys, tmp_path,
+                                                               monkeypatch):
+    """A kept checkpoint and the final strategy whose exact best responses were computed show
+    them (the stored figures, as ``evaluate --best-response exact`` printed) in the table and
+    on the picture; the other points have none and nothing is computed for them. The deck is
+    reduced to ten cards, as in ``test_holdem_best_response`` (the full deck's flops take
+    minutes)."""
+    import shutil
+
+    from solve.holdem import best_response as BR
+    from tests.holdem_small import DECK10
+    monkeypatch.setattr(BR, "FULL_DECK", DECK10)
+    d = tmp_path / "copy"
+    shutil.copytree(runs, d)
+    kept = sorted(int(f.stem.split("-")[1])
+                  for f in (d / "strategies" / "b" / "checkpoint").glob("average-*.npy"))
+    final = json.loads((d / "strategies" / "b" / "run.json").read_text())["iterations"]
+    first = kept[0]
+    assert first != final
+    want = {}
+    for spec, n in ((f"b@{first}", first), ("b", final)):
+        assert cli.main(["--data-dir", str(d), "evaluate", spec, "--best-response",
+                         "exact"]) == 0
+        want[n] = BR.run_exact(d, spec, progress=False)  # kept: read back, not recomputed
+    capsys.readouterr()
+    _, curves = convergence(d, ["b"], h2h_deals=10)
+    for e in curves["b"]:
+        if e["iterations"] in want:
+            w = want[e["iterations"]]
+            assert e["exact_mbb"] == round(w.exploitability_mbb, 2)
+            assert (e["exact_seat0_mbb"], e["exact_seat1_mbb"]) == (
+                round(w.br[0] * 1000 / w.big_blind, 2), round(w.br[1] * 1000 / w.big_blind, 2))
+        else:
+            assert "exact_mbb" not in e
+    out = tmp_path / "x.png"
+    assert cli.main(["--data-dir", str(d), "evaluate", "b", "--curve", "--h2h-deals", "10",
+                     "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "| solve CPU s | iterations | exact | LBR |" in text
+    assert f"| {want[final].exploitability_mbb:+.1f} |" in text
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

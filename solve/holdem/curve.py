@@ -11,6 +11,12 @@ head-to-head points are computed here, so they need the checkpoints' weights (``
 --keep-averages``). Time is solve CPU seconds: for a run begun on the wall clock and resumed
 with ``--clock cpu``, the wall-clock stretch is estimated (:func:`cpu_seconds`).
 
+A kept checkpoint (or the final strategy) whose exact best response has been computed
+(``evaluate NAME@ITERATIONS --best-response exact``, ``solve.holdem.best_response``) shows its
+exact exploitability beside the LBR bound: in the table's "exact" column and as squares on the
+picture's LBR panel (read only: an exact figure costs CPU hours, so the curve never computes
+one).
+
 Each point's head-to-head and same-board LBR values are kept in the run's ``evaluations/``
 folder (``solve.holdem.figures``, keyed by what they depend on: the weights files, the
 deals, boards and seeds), so drawing the curve again as a run goes on measures only its new
@@ -28,6 +34,7 @@ import numpy as np
 from schema.errors import UserError
 from schema.progress import progress_bar
 from schema.storage import AtomicFile
+from solve.holdem.best_response import stored_exact
 from solve.holdem.evaluate import (Estimate, Policy, board_lbr_values, duplicate_match,
                                    lbr_estimates, lbr_runouts, sample_boards, to_mbb)
 from solve.holdem.figures import FigureStore, file_identity
@@ -166,6 +173,7 @@ def _evaluate_run(ddir: Path, r: str, points: list[dict], ref: tuple, ref_key: t
                                                 np.load(kept, mmap_mode="r"))
         point = r if n == final else f"{r}@{n}"
         weights = file_identity(weights_path(ddir, point))
+        _add_exact(ddir, e, [point, f"{r}@{n}"] if n == final else [point], tree)
         if lbr is not None:
             v = stored_board_lbr(ddir, point, *lbr, lambda: (tree, p))
             est, s0, s1 = lbr_estimates(v, tree.rules.big_blind)
@@ -189,19 +197,37 @@ def _evaluate_run(ddir: Path, r: str, points: list[dict], ref: tuple, ref_key: t
             points[i]["lbr_vs_last_hw"] = round(d.half_width, 2)
 
 
+def _add_exact(ddir: Path, e: dict, specs: list[str], tree) -> None:
+    """Add to point ``e`` the exact best response stored for the first of ``specs`` (names of
+    its strategy) that has one: ``exact_mbb`` (exploitability) and each responder seat's."""
+    for spec in specs:
+        try:
+            ex = stored_exact(ddir, spec, tree)
+        except (OSError, UserError):  # no such weights kept
+            continue
+        if ex is not None:
+            e.update(exact_mbb=round(ex["exploitability_mbb"], 2),
+                     exact_seat0_mbb=round(ex["br_seat0_mbb"], 2),
+                     exact_seat1_mbb=round(ex["br_seat1_mbb"], 2))
+            return
+
+
 def markdown(name: str, points: list[dict]) -> str:
     """One run's points as a Markdown table (mbb/g, 95% half-widths; "~" marks estimated
-    CPU seconds)."""
+    CPU seconds; an "exact" column, exploitability, where any point has one)."""
     keys = [k for k, _ in MEASURES]
     head = ["LBR", "vs always-call", "vs always-raise", "h2h"]
     if any("lbr_vs_last_mbb" in e for e in points):
         keys.insert(1, "lbr_vs_last")
         head.insert(1, "LBR - last (paired)")
+    if any("exact_mbb" in e for e in points):
+        keys.insert(0, "exact")
+        head.insert(0, "exact")
     rows = ["| solve CPU s | iterations | " + " | ".join(head) + " |",
             "|---:|---:|" + "---|" * len(head)]
     for e in points:
-        cells = [f"{e[k + '_mbb']:+.1f} +- {e[k + '_hw']:.1f}" if k + "_mbb" in e else ""
-                 for k in keys]
+        cells = ["" if k + "_mbb" not in e else f"{e[k + '_mbb']:+.1f}" if k == "exact" else
+                 f"{e[k + '_mbb']:+.1f} +- {e[k + '_hw']:.1f}" for k in keys]
         t = ("~" if e["cpu_est"] else "") + f"{e['cpu_s']:,.0f}"
         rows.append(f"| {t} | {e['iterations']:,} | " + " | ".join(cells) + " |")
     return f"{name}\n\n" + "\n".join(rows)
@@ -209,7 +235,8 @@ def markdown(name: str, points: list[dict]) -> str:
 
 def plot(curves: dict[str, list[dict]], reference: str, out: Path) -> Path:
     """The four measures against solve CPU minutes, one line per run, saved as a PNG at
-    ``out`` (atomically: ``schema.storage.AtomicFile``)."""
+    ``out`` (atomically: ``schema.storage.AtomicFile``); exact exploitability, where computed,
+    as squares on the LBR panel."""
     import matplotlib  # heavy: loaded only when a picture is drawn
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -218,6 +245,9 @@ def plot(curves: dict[str, list[dict]], reference: str, out: Path) -> Path:
     titles = dict(MEASURES)
     if same:
         titles["lbr"] += f", the same {same.pop():,} boards"
+    if any("exact_mbb" in e for pts in curves.values() for e in pts):
+        titles["lbr"] = titles["lbr"].replace("LBR lower bound", "LBR lower bound (o) and exact "
+                                              "(s)")
     fig, axes = plt.subplots(2, 2, figsize=(11, 8), sharex=True)
     for ax, (k, _) in zip(axes.ravel(), MEASURES):
         for i, (r, points) in enumerate(curves.items()):
@@ -226,6 +256,10 @@ def plot(curves: dict[str, list[dict]], reference: str, out: Path) -> Path:
             if pts:
                 x, y, hw = map(np.array, zip(*pts))
                 ax.errorbar(x, y, yerr=hw, marker="o", capsize=3, label=r, color=f"C{i}")
+            exact = [(e["cpu_s"] / 60, e["exact_mbb"]) for e in points if "exact_mbb" in e]
+            if k == "lbr" and exact:
+                x, y = map(np.array, zip(*exact))
+                ax.plot(x, y, marker="s", ls="--", color=f"C{i}", label=f"{r} exact")
         ax.set_title(titles[k] + (f" {reference}" if k == "h2h" else "") + " (mbb/g, 95%)",
                      fontsize=10)
         ax.axhline(0, color="grey", lw=0.5)
