@@ -117,6 +117,11 @@ JSON_SOURCES = {
                "deck BIGINT[])",
         "value": "STRUCT(br_seat0_mbb DOUBLE, br_seat1_mbb DOUBLE, exploitability_mbb DOUBLE, "
                  "value_mbb DOUBLE, flops BIGINT)"}),
+    # the exact best responses begun, finished or not (their flop folders' keys,
+    # solve.holdem.best_response.FlopStore)
+    "holdem_exact_keys": (f"{STRATEGIES_DIR}/*/evaluations/exact-br-*/key.json", {
+        "spec": "VARCHAR", "strategy": "STRUCT(iterations BIGINT, weights VARCHAR)",
+        "deck": "BIGINT[]"}),
 }
 
 

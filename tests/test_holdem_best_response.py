@@ -337,7 +337,17 @@ def test_cli_evaluate_best_response_exact(tmp_path, capsys, monkeypatch):
     assert len(flops) == len(BR.canonical_flops(DECK10))
     stored = list(ev.glob("exact-best-response-*.json"))
     assert len(stored) == 1 and '"method": "exact"' in stored[0].read_text()
+    progress = ("SELECT strategy, spec, iterations, flops_stored, flops_total, finished, "
+                "current, full_deck FROM holdem_exact_progress")
+    assert run("sql", progress, "--format", "json") == 0
+    assert json.loads(capsys.readouterr().out) == [{
+        "strategy": "h", "spec": "h", "iterations": 2000, "flops_stored": len(flops),
+        "flops_total": None, "finished": True, "current": True, "full_deck": False}]
     flops[0].unlink()
+    stored[0].unlink()  # as if killed before its last flop: begun, not finished
+    assert run("sql", progress, "--format", "json") == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert (row["flops_stored"], row["finished"]) == (len(flops) - 1, False)
     assert run("evaluate", "h", "--best-response", "exact", "--workers", "1") == 0
     assert capsys.readouterr().out == out
     assert run("evaluate", "h", "--workers", "2") == 2
