@@ -26,6 +26,18 @@ def small_buckets() -> HoldemBuckets:
                                                     np.zeros(6)], lut, key)
 
 
+def small_buckets_imperfect() -> HoldemBuckets:
+    """:func:`small_buckets`' rounds 0-2 with no parents (imperfect recall) and a river
+    bucketing of its own, 3 buckets per river hand that ignore the turn bucket (the river key
+    is the bucket, the river table the identity, stride 0: how ``--recall imperfect``
+    abstractions are stored)."""
+    b = small_buckets()
+    key = cycle(np.array([0, 2, 1, 1, 0], dtype=np.uint16), 123_156_254)
+    return HoldemBuckets.from_arrays("t4-ir", list(b.arrays[:3]),
+                                     [np.full(3, -1), np.full(4, -1), np.full(2, -1),
+                                      np.full(3, -1)], np.arange(3)[None, :], key, 0)
+
+
 def cycle(period: np.ndarray, n: int) -> np.ndarray:
     """``period[i % len(period)]`` for i < n, without an index array of n int64s."""
     return np.tile(period, -(-n // len(period)))[:n]

@@ -9,7 +9,7 @@ import pytest
 
 from etl._eval_kernels import eval7
 from etl.isomorphism import HandIndexer
-from holdem_small import DECK10, every_board, small_buckets
+from holdem_small import DECK10, every_board, small_buckets, small_buckets_imperfect
 from schema.errors import UserError
 from solve.holdem import best_response as BR
 from solve.holdem.buckets import HoldemBuckets
@@ -66,10 +66,15 @@ class Brute:
     """Per deal: both seats' buckets, the showdown result, and each seat's information set
     per round (its hole cards and the board seen) as an integer key."""
 
-    def __init__(self, deck, b):
+    def __init__(self, deck, b, deals_of: "Brute | None" = None):
+        """``deals_of``: a Brute of the same deck whose deals, results and information sets
+        are reused (only the buckets differ)."""
         d = all_deals(deck)
         self.n = len(d)
         self.bkt = [deal_buckets(b, d, s) for s in range(2)]
+        if deals_of is not None:
+            self.sign0, self.keys = deals_of.sign0, deals_of.keys
+            return
         v = np.array([[eval7(*x[2 * s:2 * s + 2], *x[4:9]) for s in range(2)] for x in d])
         self.sign0 = np.sign(v[:, 0] - v[:, 1]).astype(float)
         self.keys = []
@@ -148,6 +153,22 @@ def test_exact_best_response_equals_brute_force_on_a_small_deck(buckets4, brute1
             assert got.own[p] == pytest.approx(own, abs=1e-9, rel=0)
         assert got.own[0] == pytest.approx(-got.own[1], abs=1e-9)
         assert got.br[0] + got.br[1] >= -1e-12  # a zero-sum game: exploitability >= 0
+
+
+def test_imperfect_recall_equals_brute_force(brute10):
+    """An imperfect-recall abstraction (the river bucket of a river hand whatever the turn
+    bucket, ``river_stride`` 0, no parents) looked up as the kernels do agrees with brute force
+    too (its deals' buckets by the lookups' definition)."""
+    b = small_buckets_imperfect()
+    assert not b.perfect_recall and b.river_stride == 0
+    bf = Brute(DECK10, b, deals_of=brute10)
+    tree = build_tree(HoldemRules(n_rounds=4, max_bets=1))
+    for pol in (random_policy(tree, b, 21), random_policy(tree, b, 22, sparse=True)):
+        got = BR.exact_best_response(tree, pol, deck=DECK10)
+        for p in range(2):
+            br, own = brute_values(tree, pol, bf, p)
+            assert got.br[p] == pytest.approx(br, abs=1e-9, rel=0)
+            assert got.own[p] == pytest.approx(own, abs=1e-9, rel=0)
 
 
 def test_always_call_closed_form(buckets4, brute10):
@@ -379,3 +400,39 @@ def test_cli_evaluate_best_response_exact(tmp_path, capsys, monkeypatch):
                "--format", "json") == 0
     assert {"strategy": "h", "iterations": 2000, "last": True} in json.loads(
         capsys.readouterr().out)
+
+
+def test_cli_evaluate_exact_on_every_kind_of_strategy_name(tmp_path, capsys, monkeypatch):
+    """``NAME@ITERATIONS`` (a kept checkpoint), ``NAME~TAU`` and ``NAME~pure`` (thresholded,
+    purified): each stored under its own name and equal to the exact best response to the
+    policy ``load_policy`` gives for it (the ten-card deck, as above)."""
+    import cli
+    from solve.holdem.run import load_policy
+
+    monkeypatch.setattr(BR, "FULL_DECK", DECK10)
+    run = lambda *a: cli.main(["--data-dir", str(tmp_path), *a])  # noqa: E731
+    assert run("solve", "--game", "holdem", "--abstraction", "synthetic:3,6", "--max-bets",
+               "2", "--name", "h", "--iterations", "300", "--lbr-deals", "20", "--h2h-deals",
+               "50", "--keep-averages", "--checkpoint-minutes", "0.00001") == 0
+    kept = sorted(int(f.stem.split("-")[1])
+                  for f in (tmp_path / "strategies" / "h" / "checkpoint").glob("average-*.npy"))
+    specs = [f"h@{kept[0]}", "h~0.2", "h~pure", f"h@{kept[0]}~pure"]
+    for spec in specs:
+        assert run("evaluate", spec, "--best-response", "exact") == 0
+    capsys.readouterr()
+    assert run("sql", "SELECT spec, exploitability_mbb, responder_small_blind_mbb, "
+               "responder_big_blind_mbb, current FROM holdem_exact_best_response",
+               "--format", "json") == 0
+    rows = {r["spec"]: r for r in json.loads(capsys.readouterr().out)}
+    assert set(rows) == set(specs)
+    for spec in specs:
+        pol, tree = load_policy(spec, tmp_path, {})
+        want = BR.exact_best_response(tree, pol, deck=DECK10)
+        r = rows[spec]
+        assert r["exploitability_mbb"] == pytest.approx(want.exploitability_mbb, abs=1e-9)
+        assert r["responder_small_blind_mbb"] == pytest.approx(
+            want.br[0] * 1000 / want.big_blind, abs=1e-9)
+        assert r["responder_big_blind_mbb"] == pytest.approx(
+            want.br[1] * 1000 / want.big_blind, abs=1e-9)
+        assert r["current"] is False  # a checkpoint or a threshold: not the stored strategy
+    assert len({round(r["exploitability_mbb"], 6) for r in rows.values()}) == len(specs)
