@@ -76,16 +76,16 @@ def setup(args):
 def river_setup_seconds(tree, pol, flop, orbits, turns, rows) -> tuple[float, int]:
     """CPU seconds of the river boards' set-up on ``flop`` under its first ``turns`` turn cards
     (0: all) of ``orbits`` (:func:`best_response.board_orbits`): the turn's buckets and table
-    of action probabilities, and per river board the buckets, the hands in strength order and
-    the probability tables of every river segment root in that order (as the walk fills them,
-    ``LANES`` roots at a time); and the number of river boards."""
+    of action probabilities, per river board the buckets and the hands in strength order, and
+    per turn card the probability tables of every river segment root for all its river boards'
+    buckets (as the walk fills them, ``LANES`` roots at a time); and the number of river
+    boards."""
     kind, S, off, _ = pol.args()
     PR = tuple(np.zeros((int(r), 1326)) for r in rows[4])
     dpa, dpb, dpi = BR.deck_pairs(BR.FULL_DECK)
     P = len(dpi)
     roots = np.array([n for n in rows[2] if tree.round[tree.parent[n]] == 2])
-    Q3 = np.zeros((B.segment_rows(rows[2], rows[3], tree.nact, tree.size), P * L.LANES))
-    rb3 = np.zeros(P, np.int64)
+    nq = B.segment_rows(rows[2], rows[3], tree.nact, tree.size)
     ob = np.zeros((4, 1326), np.int64)
     SL = tuple(np.zeros(P, np.int64) for _ in range(4)) + (np.zeros(1, np.int64),)
     board = np.zeros(5, np.int64)
@@ -93,9 +93,11 @@ def river_setup_seconds(tree, pol, flop, orbits, turns, rows) -> tuple[float, in
     bk, tabs = pol.buckets.lookup, indexer_tables()
     B.round_buckets(1, board, 3, dpa, dpb, dpi, P, bk, tabs, ob)
     B.sorted_hands(np.array([0, 1, 2, 3, 4]), dpa, dpb, dpi, P, *SL[:4])  # compile
-    ub, ubk, PB = np.zeros(P, np.int64), np.zeros(P, np.int64), np.zeros((3, P))
+    RB, UB, HR = np.zeros((48, P), np.int64), np.zeros((48, P), np.int64), np.zeros(48, np.int64)
+    PB = np.zeros((3, P))
+    ubk = L.union_buckets(RB, HR, 1, UB)
     L.fill_group_probs(kind, S, off, tree.nact, tree.code, rows[2], rows[3], tree.size, roots,
-                       0, 1, ubk, L.distinct_buckets(rb3, 1, ub, ubk), PB, Q3)
+                       0, 1, ubk, len(ubk), PB, np.zeros((nq, L.LANES)))
     _, tcard, _, _, rturn, rcard, _, _ = orbits
     n = 0
     t = time.process_time()
@@ -104,17 +106,18 @@ def river_setup_seconds(tree, pol, flop, orbits, turns, rows) -> tuple[float, in
         B.round_buckets(2, board, 4, dpa, dpb, dpi, P, bk, tabs, ob)
         B.fill_probs(2, 4, board, kind, S, off, tree.nact, tree.code, rows[1], rows[3], ob, dpa,
                      dpb, dpi, P, PR)
-        for m in range(rturn[j], rturn[j + 1]):
-            board[4] = rcard[m]
+        nr = rturn[j + 1] - rturn[j]
+        for m in range(nr):
+            board[4] = rcard[rturn[j] + m]
             B.round_buckets(3, board, 5, dpa, dpb, dpi, P, bk, tabs, ob)
-            H = B.sorted_hands(board, dpa, dpb, dpi, P, *SL[:4])
-            rb3[:H] = ob[3, SL[0][:H]]
-            nu = L.distinct_buckets(rb3, H, ub, ubk)
-            for g0 in range(0, len(roots), L.LANES):
-                L.fill_group_probs(kind, S, off, tree.nact, tree.code, rows[2], rows[3],
-                                   tree.size, roots, g0, min(L.LANES, len(roots) - g0), ubk, nu,
-                                   PB, Q3)
+            HR[m] = B.sorted_hands(board, dpa, dpb, dpi, P, *SL[:4])
+            RB[m, :HR[m]] = ob[3, SL[0][:HR[m]]]
             n += 1
+        ubk = L.union_buckets(RB, HR, nr, UB)
+        Q3 = np.zeros((nq, len(ubk) * L.LANES))
+        for g0 in range(0, len(roots), L.LANES):
+            L.fill_group_probs(kind, S, off, tree.nact, tree.code, rows[2], rows[3], tree.size,
+                               roots, g0, min(L.LANES, len(roots) - g0), ubk, len(ubk), PB, Q3)
     return time.process_time() - t, n
 
 

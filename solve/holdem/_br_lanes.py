@@ -85,19 +85,23 @@ def river_groups(SR, ns, SE2, T, prow, RT, SEG, GS, GN) -> int:
 
 
 @njit(cache=True)
-def distinct_buckets(rb3, H, ub, ubk) -> int:
-    """The distinct river buckets of a board's hands: ``ubk[u]`` the u-th, ``ub[i]`` hand i's
-    (its index in ``ubk``). Returns their number (about 110 of the 1,081 hands' on the `pa`
-    20/800/4800/28800 abstraction, 290 on `eb`'s)."""
-    o = np.argsort(rb3[:H])
-    nu = 0
-    for j in range(H):
-        i = o[j]
-        if nu == 0 or ubk[nu - 1] != rb3[i]:
-            ubk[nu] = rb3[i]
-            nu += 1
-        ub[i] = nu - 1
-    return nu
+def union_buckets(RB, HR, nr, UB):
+    """The distinct river buckets of ``nr`` river boards (``RB[j, :HR[j]]``: board j's hands'),
+    ascending (about 110 per board on the `pa` 20/800/4800/28800 abstraction, 290 on `eb`'s;
+    the river boards under one turn card share most); ``UB[j, i]``: the index of
+    ``RB[j, i]`` among them."""
+    n = 0
+    for j in range(nr):
+        n += HR[j]
+    allb = np.empty(n, np.int64)
+    n = 0
+    for j in range(nr):
+        allb[n:n + HR[j]] = RB[j, :HR[j]]
+        n += HR[j]
+    ubk = np.unique(allb)
+    for j in range(nr):
+        UB[j, :HR[j]] = np.searchsorted(ubk, RB[j, :HR[j]])
+    return ubk
 
 
 @njit(cache=True)
@@ -105,9 +109,10 @@ def fill_group_probs(kind, S, off, nact, code, rnodes3, prow, size, RT, g0, gn, 
                      Q):
     """``Q[prow[n] - prow[root] + a, u * LANES + w]``: the strategy's probability of action a
     at every river decision node n under lane w's root ``root = RT[g0 + w]`` for the board's
-    u-th distinct river bucket ``ubk[u]`` (:func:`distinct_buckets`; hand i reads
-    ``u = ub[i]``); filled per group just before its segments, so the table (a few hundred
-    KB) stays in cache. ``PB`` is scratch (the probabilities of one node and bucket).
+    u-th river bucket ``ubk[u]`` (:func:`union_buckets`: those of a turn card's river boards;
+    hand i of a board reads ``u = ub[i]``); filled per group just before its segments are
+    walked on each of those boards, so the table (a few hundred KB to a few MB) stays in cache.
+    ``PB`` is scratch (the probabilities of one node and bucket).
 
     A probability depends on the node and the bucket only, and a board's hands fall in few
     buckets, so each (node, bucket) is normalised once (one division), not once per hand: 4-10x
