@@ -65,9 +65,9 @@ VARIANTS = [
      "    for t in range(nm):", "    for t in range(0):"),
     ("fill", "probability fill", +1, "_br_kernels.py",
      "                fill_group_probs(kind, S, off, T[3], T[4], rnodes3, prow, T[6], RT, g0, "
-     "GN[gg],\n                                 ubk3, nu3, PB3, Q3)\n",
+     "GN[gg],\n                                 ubk, nu, PB3, Q3)\n",
      "                fill_group_probs(kind, S, off, T[3], T[4], rnodes3, prow, T[6], RT, g0, "
-     "GN[gg],\n                                 ubk3, nu3, PB3, Q3)\n" * 2),
+     "GN[gg],\n                                 ubk, nu, PB3, Q3)\n" * 2),
     ("no-walk", "all but the river walk (fill, set-up, flop, turn)", 0, "_br_lanes.py",
      "    x = RO[0]\n    live = False\n", "    return False\n    x = RO[0]\n    live = False\n"),
 ]
