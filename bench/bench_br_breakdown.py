@@ -93,15 +93,13 @@ def variant(work: Path, name: str, patch: tuple | None):
         path = d / text
         if not path.exists() or path.read_text() != src[f]:
             path.write_text(src[f])
-    sys.path.insert(0, str(d))
-    try:
-        spec = importlib.util.spec_from_file_location(f"bd_kernels_{tag}",
-                                                      d / f"bd_kernels_{tag}.py")
+    module = None
+    for stem in (f"bd_lanes_{tag}", f"bd_kernels_{tag}"):  # the lanes first: the kernels'
+        # import of them finds them in sys.modules
+        spec = importlib.util.spec_from_file_location(stem, d / f"{stem}.py")
         module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
+        sys.modules[stem] = module
         spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(d))
     return module
 
 
