@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.bench_holdem_best_response import setup
+from bench.bench_holdem_best_response import setup, walk_inputs
 from solve.holdem import best_response as BR
 from solve.holdem.buckets import indexer_tables
 
@@ -123,14 +123,8 @@ def main(argv=None) -> int:
     mods = {"base": variant(work, "base", None)}
     for name, _, _, *patch in VARIANTS:
         mods[name] = variant(work, name, tuple(patch))
-    flops = BR.canonical_flops()
-    reach = BR.preflop_reach(tree, pol)
-    entries = BR.flop_entries(tree)
-    dpa, dpb, dpi = BR.deck_pairs(BR.FULL_DECK)
-    T = (tree.ntype, tree.player, tree.round, tree.nact, tree.code, tree.child, tree.size,
-         tree.spent)
-    kind, S, off, bk = pol.args()
-    rows, sizes = BR.probability_rows(tree), BR.segment_sizes(tree)
+    flops, reach, entries, (dpa, dpb, dpi), T, (kind, S, off, bk), rows, sizes = walk_inputs(
+        tree, pol)
     tabs = indexer_tables()
 
     def run(mod, f, e, rch, n_turns):

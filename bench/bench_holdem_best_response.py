@@ -73,6 +73,18 @@ def setup(args):
     return tree, Policy.table("bench", tree, b, w), what
 
 
+def walk_inputs(tree, pol) -> tuple:
+    """What ``_br_kernels.flop_values`` takes besides a flop, its orbits and its output: (the
+    canonical flops, the preflop reach, the flop entries, the deck's pairs (cards a, b, pair
+    index), the tree's arrays, the policy's (kind, weights, offsets, bucket look-ups), the
+    probability rows, the segment sizes)."""
+    T = (tree.ntype, tree.player, tree.round, tree.nact, tree.code, tree.child, tree.size,
+         tree.spent)
+    return (BR.canonical_flops(), BR.preflop_reach(tree, pol), BR.flop_entries(tree),
+            BR.deck_pairs(BR.FULL_DECK), T, pol.args(), BR.probability_rows(tree),
+            BR.segment_sizes(tree))
+
+
 def river_setup_seconds(tree, pol, flop, orbits, turns, rows) -> tuple[float, int]:
     """CPU seconds of the river boards' set-up on ``flop`` under its first ``turns`` turn cards
     (0: all) of ``orbits`` (:func:`best_response.board_orbits`): the turn's buckets and table
@@ -175,17 +187,10 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     tree, pol, what = setup(args)
-    flops = BR.canonical_flops()
-    reach = BR.preflop_reach(tree, pol)
-    entries = BR.flop_entries(tree)
-    dpa, dpb, dpi = BR.deck_pairs(BR.FULL_DECK)
-    T = (tree.ntype, tree.player, tree.round, tree.nact, tree.code, tree.child, tree.size,
-         tree.spent)
-    kind, S, off, bk = pol.args()
+    flops, reach, entries, (dpa, dpb, dpi), T, (kind, S, off, bk), rows, sizes = walk_inputs(
+        tree, pol)
     out = np.zeros((2, 2, len(entries), 1326))
     t = time.perf_counter()  # compile (no entries: nothing walked)
-    rows = BR.probability_rows(tree)
-    sizes = BR.segment_sizes(tree)
     B.flop_values(np.array(flops[0].cards), entries[:0], reach[:, :0], BR.FULL_DECK, dpa, dpb,
                   dpi, T, kind, S, off, bk, indexer_tables(), *rows, *sizes,
                   *BR.board_orbits(flops[0].cards), out[:, :, :0], 1)
