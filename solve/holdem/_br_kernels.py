@@ -482,7 +482,7 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
     # the river: LANES segments at a time, vectors in strength order (``_br_lanes``)
     W = LANES
     nq = segment_rows(rnodes3, prow, T[3], T[6])
-    cap = P  # the columns of Q3 (river buckets x lanes), grown when a turn needs more
+    cap = 1  # Q3's river buckets (columns of LANES), grown to the most a turn card needs
     Q3 = zeros64(nq * cap * W).reshape((nq, cap * W))  # lanes on cache lines (``_simd``)
     rb3 = np.zeros(P, np.int64)
     NR = D - 4  # river cards under one turn card, at most
