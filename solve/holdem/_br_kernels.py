@@ -445,13 +445,14 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
 
     Under a turn card, every river board is set up first (``_river_board``), then each group of
     ``LANES`` river betting lines is walked on every river board in turn: its probability table
-    is filled once for all the turn's river buckets (a board's hands fall in about 110-290
-    buckets, the turn's 45-48 boards share most of them), and its accumulators, reach and
-    tables stay in cache across the boards (13% less time per board than the board-outer
-    order, the same bits: each accumulator still sums the river cards in order).
+    is filled once for all the turn's river buckets (a board's hands fall in 60-370 buckets on
+    the 20/800/4800/28800 abstractions, and the turn's 36-48 boards share most of them:
+    100-1,900 in all), and its accumulators, reach and tables stay in cache across the boards
+    (12-19% less time per board than one board at a time, the same bits: each accumulator
+    still sums the river cards in order).
 
-    One function on purpose (issue 48): it is the flop's board-outer loop nest (turn card, river
-    card, then every live segment of both seats), whose state is the three rounds' instance
+    One function on purpose (issue 48): it is the flop's board-outer loop nest (turn card, its
+    river boards, then every group of live river segments on each), whose state is the three rounds' instance
     arrays (reach, values, nodes, children, transitions, parents: a dozen per round) made once
     per flop and threaded through every level; the per-round work is already in helpers
     (``_forward``, ``_backward``, ``_next_board``, ``_enter``, ``_collect``,
