@@ -395,6 +395,16 @@ def _child_rows(l, a, LC, LN, ntype, VV, L):
     return VV[c], VV[c if ntype[LN[c]] != DECISION else L + c]
 
 
+@njit(cache=True, inline="always")
+def _gather(flat, so, k):
+    """Element ``k`` of each lane's vector ``flat[so[w]:]`` (0.0 where ``so[w] < 0``), as
+    float64 lanes (written out for the 8 of ``_simd.WIDTH``)."""
+    return (flat[so[0] + k] if so[0] >= 0 else 0.0, flat[so[1] + k] if so[1] >= 0 else 0.0,
+            flat[so[2] + k] if so[2] >= 0 else 0.0, flat[so[3] + k] if so[3] >= 0 else 0.0,
+            flat[so[4] + k] if so[4] >= 0 else 0.0, flat[so[5] + k] if so[5] >= 0 else 0.0,
+            flat[so[6] + k] if so[6] >= 0 else 0.0, flat[so[7] + k] if so[7] >= 0 else 0.0)
+
+
 @njit(cache=True)
 def river_lanes(s, g0, gn, RT, SEG, SR, RO2, AV, AVP, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD,
                 H, ub, sidx, sa, sb, gend, MS, nm, card, RD, pay) -> bool:
@@ -407,19 +417,17 @@ def river_lanes(s, g0, gn, RT, SEG, SR, RO2, AV, AVP, T, Q, prow, RO, VV, LN, LC
     cards are done. Returns whether any lane had a segment."""
     x = RO[0]
     live = False
+    flat = RO2.reshape(-1)
+    so = np.zeros(LANES, np.int64)  # lane w's turn vector in ``flat`` (-1: no segment)
     for w in range(LANES):
         j = SEG[s, g0 + w] if w < gn else -1
         RD[w] = RT[g0 + w] - RT[g0] if w < gn else 0
-        if j < 0:
-            for i in range(H):
-                x[i * LANES + w] = 0.0
-            continue
-        live = True
-        src = RO2[SR[1, j], SR[2, j]]
-        for i in range(H):
-            x[i * LANES + w] = src[sidx[i]]
+        so[w] = (SR[1, j] * RO2.shape[1] + SR[2, j]) * RO2.shape[2] if j >= 0 else -1
+        live = live or j >= 0
     if not live:
         return False
+    for i in range(H):  # a hand's eight lanes read, then stored as one vector
+        st(x, i * LANES, _gather(flat, so, sidx[i]))
     nl = lanes_forward(RT[g0], s, T, Q, prow, RO, LN, LC, SLOT, DEAD, H, ub)
     lanes_backward(s, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, ub, sa, sb, gend, card,
                    RD, pay[:LANES], pay[LANES:])
