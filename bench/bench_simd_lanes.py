@@ -121,13 +121,12 @@ def main(argv=None) -> None:
 
     reach = vector(P * W)
     reach[:] = rng.random(P * W)
-    pay, fpay = rng.random(W), rng.random(W)
+    pay = rng.random(W)
     card, cum = vector(52 * W), np.zeros(W)
-    out = {k: vector(P * W) for k in ("a", "b", "f")}
+    out = {k: vector(P * W) for k in ("a", "b")}
     rows = []
     a = per_call_us(scalar_showdown, (reach, pay, H, sa, sb, gend, card, cum, out["a"]), args.reps)
-    b = per_call_us(L.lanes_showdown, (reach, pay, H, sa, sb, gend, card, out["b"], fpay,
-                                       out["f"], False), args.reps)
+    b = per_call_us(L.lanes_showdown, (reach, pay, H, sa, sb, gend, card, out["b"]), args.reps)
     rows.append(("showdown", a, b, np.array_equal(out["a"], out["b"])))
     a = per_call_us(scalar_fold, (reach, pay, H, sa, sb, card, cum, out["a"]), args.reps)
     b = per_call_us(L.lanes_fold, (reach, pay, H, sa, sb, card, out["b"]), args.reps)

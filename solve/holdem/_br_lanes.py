@@ -267,16 +267,10 @@ def lanes_fold(reach, pay, H, sa, sb, card, out):
         st(out, o, mul(add(_others(cum, card, sa[k] * LANES, sb[k] * LANES), ld(reach, o)), p))
 
 
-@njit(cache=True)
-def lanes_showdown(reach, pay, H, sa, sb, gend, card, out, fpay, fout, fold):
-    """``out = pay * (reach beaten - reach beating)`` per lane, the reach summed over the hands
-    sharing no card with the hand. One pass up the tie groups gives per hand W (compatible
-    reach strictly weaker: the sums before its group less the hands holding one of its cards)
-    and WT (weaker or tied, itself excluded); the last pass the compatible total F; beaten
-    minus beating is W - (F - WT). The per-card sums are a read-modify-write per hand, bound
-    by latency one lane at a time, so ``LANES`` wide is nearly free. With ``fold``
-    also :func:`lanes_fold`'s ``fout`` (pay ``fpay``) from the same sums: a responder's fold
-    and call see the same reach, and the compatible total is the pass's last term."""
+@njit(cache=True, inline="always")
+def _up_the_ties(reach, H, sa, sb, gend, card, out):
+    """:func:`lanes_showdown`'s pass up the tie groups: ``out`` = W + WT per hand, ``card``
+    the per-card totals; returns the lanes' total reach."""
     card[:] = 0.0
     cum = zero()
     i = 0
@@ -290,14 +284,52 @@ def lanes_showdown(reach, pay, H, sa, sb, gend, card, out, fpay, fout, fold):
             st(out, o, add(ld(out, o), add(_others(cum, card, sa[k] * LANES, sb[k] * LANES),
                                            ld(reach, o))))
         i = j
+    return cum
+
+
+@njit(cache=True)
+def lanes_showdown(reach, pay, H, sa, sb, gend, card, out):
+    """``out = pay * (reach beaten - reach beating)`` per lane, the reach summed over the hands
+    sharing no card with the hand. One pass up the tie groups gives per hand W (compatible
+    reach strictly weaker: the sums before its group less the hands holding one of its cards)
+    and WT (weaker or tied, itself excluded); the last pass the compatible total F; beaten
+    minus beating is W - (F - WT). The per-card sums are a read-modify-write per hand, bound
+    by latency one lane at a time, so ``LANES`` wide is nearly free. (A call beside the
+    responder's fold is valued with it and their node: :func:`lanes_fold_call_max`.)"""
+    cum = _up_the_ties(reach, H, sa, sb, gend, card, out)
     p = ld(pay, 0)
-    fp = ld(fpay, 0)
     for k in range(H):
         o = k * LANES
         f = add(_others(cum, card, sa[k] * LANES, sb[k] * LANES), ld(reach, o))
         st(out, o, mul(p, sub(ld(out, o), f)))
-        if fold:
-            st(fout, o, mul(f, fp))
+
+
+@njit(cache=True)
+def lanes_fold_call_max(reach, pay, H, sa, sb, gend, card, out, fpay, k, q0, q1, q2, v2, p2,
+                        ub, v, vp):
+    """A responder's node facing a bet valued with its fold and call at once: the call's
+    showdown and the fold beside it (:func:`lanes_showdown`'s pass, ``out`` its scratch),
+    whose last loop forms both values per hand and takes from them, and from the raise's rows
+    ``v2`` / ``p2`` when the node has ``k`` = 3 actions, the node's max ``v`` and the
+    strategy's mix ``vp`` (probability rows ``q0``, ``q1``, ``q2``), in the order and with the
+    operations of :func:`lanes_backward`'s decision pass: the same bits, without writing the
+    two terminals' rows and reading them back (3-4% of a river board)."""
+    cum = _up_the_ties(reach, H, sa, sb, gend, card, out)
+    p = ld(pay, 0)
+    fp = ld(fpay, 0)
+    for h in range(H):
+        o = h * LANES
+        u = ub[h] * LANES
+        f = add(_others(cum, card, sa[h] * LANES, sb[h] * LANES), ld(reach, o))
+        call = mul(p, sub(ld(out, o), f))
+        fold = mul(f, fp)
+        if k == 2:
+            st(v, o, vmax(fold, call))
+            st(vp, o, add(mul(ld(q0, u), fold), mul(ld(q1, u), call)))
+        else:
+            st(v, o, vmax(vmax(fold, call), ld(v2, o)))
+            st(vp, o, add(add(mul(ld(q0, u), fold), mul(ld(q1, u), call)),
+                          mul(ld(q2, u), ld(p2, o))))
 
 
 @njit(cache=True)
@@ -330,6 +362,7 @@ def lanes_backward(p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, ub, sa, sb,
     L = LN.shape[0]
     q0 = prow[LN[0]]
     HW = H * LANES
+    done = np.zeros(nl, np.bool_)  # decision nodes valued with their fold and call
     for l in range(nl - 1, -1, -1):
         n = LN[l]
         v = VV[l]
@@ -341,14 +374,26 @@ def lanes_backward(p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, ub, sa, sb,
             if not _fold_call(l, nl, ntype, LN, SLOT):
                 _pays(n, p, T, RD, pay)
                 lanes_fold(RO[SLOT[l]], pay, H, sa, sb, card, v)
-            continue  # else filled with its sibling's showdown
+            continue  # else valued with its sibling call and their node (lanes_fold_call_max)
         if ntype[n] == SHOWDOWN:
             pair = l > 0 and _fold_call(l - 1, nl, ntype, LN, SLOT)
             _pays(n, p, T, RD, pay)
-            if pair:
+            if pair:  # the responder's node too (its fold is child 0, its call child 1)
                 _pays(LN[l - 1], p, T, RD, fpay)
-            lanes_showdown(RO[SLOT[l]], pay, H, sa, sb, gend, card, v, fpay, VV[l - 1],
-                           pair)
+                par = l - 2
+                while not (ntype[LN[par]] == DECISION and LC[par, 0] == l - 1):
+                    par -= 1
+                k = nact[LN[par]]
+                v2, p2 = _child_rows(par, 2 if k > 2 else 0, LC, LN, ntype, VV, L)
+                r = prow[LN[par]] - q0
+                lanes_fold_call_max(RO[SLOT[l]], pay, H, sa, sb, gend, card, v, fpay, k, Q[r],
+                                    Q[r + 1], Q[r + 2 if k > 2 else r], v2, p2, ub, VV[par],
+                                    VV[L + par])
+                done[par] = True
+                continue
+            lanes_showdown(RO[SLOT[l]], pay, H, sa, sb, gend, card, v)
+            continue
+        if done[l]:
             continue
         vp = VV[L + l]
         k = nact[n]
