@@ -58,9 +58,9 @@ VARIANTS = [
      "    nl = lanes_forward(RT[g0], s, T, Q, prow, RO, LN, LC, SLOT, DEAD, H, ub)\n"
      "    nl = lanes_forward(RT[g0], s, T, Q, prow, RO, LN, LC, SLOT, DEAD, H, ub)\n"),
     ("gather", "root reach gathered from the turn", +1, "_br_lanes.py",
-     "        st(x, i * LANES, _gather(flat, so, sidx[i]))\n",
-     "        st(x, i * LANES, _gather(flat, so, sidx[i]))\n"
-     "        st(x, i * LANES, _gather(flat, so, sidx[i]))\n"),
+     "        st(x, i * LANES, _lanes_at(flat, so, sidx[i]))\n",
+     "        st(x, i * LANES, _lanes_at(flat, so, sidx[i]))\n"
+     "        st(x, i * LANES, _lanes_at(flat, so, sidx[i]))\n"),
     ("accumulate", "root sums added for the turn", -1, "_br_lanes.py",
      "    for t in range(nm):", "    for t in range(0):"),
     ("fill", "probability fill", +1, "_br_kernels.py",

@@ -19,7 +19,7 @@ Conventions (besides those of ``_kernels.py`` and ``_vector_kernels.py``):
   ``D - 4 - len(b)``; so a chance node's value is the sum of its children's (each with the
   hands holding the new card left out) over that count.
 """
-# numba cache stamp (python -m tests.test_kernel_cache_stamps): 034532c907dda3de
+# numba cache stamp (python -m tests.test_kernel_cache_stamps): 79694fe1efef4944
 
 from __future__ import annotations
 
@@ -485,7 +485,6 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
     nq = segment_rows(rnodes3, prow, T[3], T[6])
     cap = 1  # Q3's river buckets (columns of LANES), grown to the most a turn card needs
     Q3 = zeros64(nq * cap * W).reshape((nq, cap * W))  # lanes on cache lines (``_simd``)
-    rb3 = np.zeros(P, np.int64)
     NR = D - 4  # river cards under one turn card, at most
     HR = np.zeros(NR, np.int64)  # per river card of the turn: its hands, in strength order,
     SLR = np.zeros((NR, 4, P), np.int64)  # (pair index, cards, tie-group ends),
@@ -573,16 +572,14 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
         nr = rturn[jt + 1] - rturn[jt] if any3 else 0
         for j in range(nr):  # every river board of the turn card set up first
             m = rturn[jt] + j
-            H = _river_board(rcard[m], board, bk, tabs, ob, dpa, dpb, dpi, P, SL, rb3)
+            sl = (SLR[j, 0], SLR[j, 1], SLR[j, 2], SLR[j, 3], SL[4])
+            H = _river_board(rcard[m], board, bk, tabs, ob, dpa, dpb, dpi, P, sl, RBR[j])
             HR[j] = H
-            for x in range(4):
-                SLR[j, x, :H] = SL[x][:H]
-            RBR[j, :H] = rb3[:H]
             NMR[j] = rstart[m + 1] - rstart[m]
             for t in range(NMR[j]):
                 gm = gmap[rmem[rstart[m] + t]]
                 for i in range(H):
-                    MSR[j, t, i] = gm[SL[0][i]]
+                    MSR[j, t, i] = gm[SLR[j, 0, i]]
             walked += 1
         if nr > 0:
             ubk = union_buckets(RBR, HR, nr, UBR)

@@ -127,6 +127,7 @@ def fill_group_probs(kind, S, off, nact, code, rnodes3, prow, size, RT, g0, gn, 
     q0 = prow[root]
     probs = PB[0]
     nw = np.empty(LANES, np.int64)  # lane w's node (the last lane's past gn: finite filler)
+    base = np.empty(LANES, np.int64)  # its bucket's first weight
     for u in range(nu):
         b = ubk[u]
         o = u * LANES
@@ -136,10 +137,11 @@ def fill_group_probs(kind, S, off, nact, code, rnodes3, prow, size, RT, g0, gn, 
             row = prow[n] - q0
             for w in range(LANES):
                 nw[w] = n + RT[g0 + min(w, gn - 1)] - root
+                base[w] = off[nw[w], 0] + b * off[nw[w], 1]
             if kind == KIND_TABLE:  # policy_probs, written out, the lanes as one vector
-                s0 = _weights(S, off, nw, b, 0)
-                s1 = _weights(S, off, nw, b, 1)
-                s2 = _weights(S, off, nw, b, 2 if k > 2 else 1)
+                s0 = _lanes_at(S, base, 0)
+                s1 = _lanes_at(S, base, 1)
+                s2 = _lanes_at(S, base, 2 if k > 2 else 1)
                 t = add(add(zero(), s0), s1)
                 if k > 2:
                     t = add(t, s2)
@@ -152,13 +154,12 @@ def fill_group_probs(kind, S, off, nact, code, rnodes3, prow, size, RT, g0, gn, 
                     continue
             for w in range(gn):  # a lane without weights (or another kind), one by one
                 if kind == KIND_TABLE:
-                    base = off[nw[w], 0] + b * off[nw[w], 1]
                     t = 0.0
                     for a in range(k):
-                        t += S[base + a]
+                        t += S[base[w] + a]
                     r = 1.0 / t if t > 0 else 0.0
                     for a in range(k):
-                        Q[row + a, o + w] = S[base + a] * r if t > 0 else 1.0 / k
+                        Q[row + a, o + w] = S[base[w] + a] * r if t > 0 else 1.0 / k
                 else:
                     policy_probs(kind, S, off, nw[w], nact, code, b, probs)
                     for a in range(k):
@@ -166,17 +167,18 @@ def fill_group_probs(kind, S, off, nact, code, rnodes3, prow, size, RT, g0, gn, 
 
 
 @njit(cache=True, inline="always")
-def _weights(S, off, nw, b, a):
-    """Action a's weight at bucket b of each lane's node ``nw[w]``, as float64 lanes (written
-    out for the 8 of ``_simd.WIDTH``)."""
-    return (np.float64(S[off[nw[0], 0] + b * off[nw[0], 1] + a]),
-            np.float64(S[off[nw[1], 0] + b * off[nw[1], 1] + a]),
-            np.float64(S[off[nw[2], 0] + b * off[nw[2], 1] + a]),
-            np.float64(S[off[nw[3], 0] + b * off[nw[3], 1] + a]),
-            np.float64(S[off[nw[4], 0] + b * off[nw[4], 1] + a]),
-            np.float64(S[off[nw[5], 0] + b * off[nw[5], 1] + a]),
-            np.float64(S[off[nw[6], 0] + b * off[nw[6], 1] + a]),
-            np.float64(S[off[nw[7], 0] + b * off[nw[7], 1] + a]))
+def _lanes_at(arr, base, k):
+    """``arr[base[w] + k]`` of each lane w as float64 lanes, 0.0 where ``base[w] < 0``
+    (written out for the 8 of ``_simd.WIDTH``): a bucket's action weights at the lanes'
+    nodes, a hand's reach in the lanes' turn vectors."""
+    return (np.float64(arr[base[0] + k]) if base[0] >= 0 else 0.0,
+            np.float64(arr[base[1] + k]) if base[1] >= 0 else 0.0,
+            np.float64(arr[base[2] + k]) if base[2] >= 0 else 0.0,
+            np.float64(arr[base[3] + k]) if base[3] >= 0 else 0.0,
+            np.float64(arr[base[4] + k]) if base[4] >= 0 else 0.0,
+            np.float64(arr[base[5] + k]) if base[5] >= 0 else 0.0,
+            np.float64(arr[base[6] + k]) if base[6] >= 0 else 0.0,
+            np.float64(arr[base[7] + k]) if base[7] >= 0 else 0.0)
 
 
 @njit(cache=True)
@@ -440,16 +442,6 @@ def _child_rows(l, a, LC, LN, ntype, VV, L):
     return VV[c], VV[c if ntype[LN[c]] != DECISION else L + c]
 
 
-@njit(cache=True, inline="always")
-def _gather(flat, so, k):
-    """Element ``k`` of each lane's vector ``flat[so[w]:]`` (0.0 where ``so[w] < 0``), as
-    float64 lanes (written out for the 8 of ``_simd.WIDTH``)."""
-    return (flat[so[0] + k] if so[0] >= 0 else 0.0, flat[so[1] + k] if so[1] >= 0 else 0.0,
-            flat[so[2] + k] if so[2] >= 0 else 0.0, flat[so[3] + k] if so[3] >= 0 else 0.0,
-            flat[so[4] + k] if so[4] >= 0 else 0.0, flat[so[5] + k] if so[5] >= 0 else 0.0,
-            flat[so[6] + k] if so[6] >= 0 else 0.0, flat[so[7] + k] if so[7] >= 0 else 0.0)
-
-
 @njit(cache=True)
 def river_lanes(s, g0, gn, RT, SEG, SR, RO2, AV, AVP, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD,
                 H, ub, sidx, sa, sb, gend, MS, nm, card, RD, pay) -> bool:
@@ -472,7 +464,7 @@ def river_lanes(s, g0, gn, RT, SEG, SR, RO2, AV, AVP, T, Q, prow, RO, VV, LN, LC
     if not live:
         return False
     for i in range(H):  # a hand's eight lanes read, then stored as one vector
-        st(x, i * LANES, _gather(flat, so, sidx[i]))
+        st(x, i * LANES, _lanes_at(flat, so, sidx[i]))
     nl = lanes_forward(RT[g0], s, T, Q, prow, RO, LN, LC, SLOT, DEAD, H, ub)
     lanes_backward(s, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, ub, sa, sb, gend, card,
                    RD, pay[:LANES], pay[LANES:])
