@@ -145,8 +145,9 @@ def flop_closed_form(flop: np.ndarray, e: dict[int, np.ndarray], later: np.ndarr
 
 def flop_difference(tree, reach: np.ndarray, got: np.ndarray, pi, e1, rest) -> tuple[float, int]:
     """The largest |public tree - closed form| on one flop (``got``: ``flop_values``) over
-    every responder hand, seat and flop entry, both the best response and the strategy's own
-    value, and the number of (seat, entry) pairs the opponent's calls reach."""
+    every responder hand, seat and flop entry, both the best response and (seat 0's, the one
+    the walk computes) the strategy's own value, and the number of (seat, entry) pairs the
+    opponent's calls reach."""
     diff, reached = 0.0, 0
     for p in range(2):
         for j, n in enumerate(BR.flop_entries(tree)):
@@ -157,8 +158,9 @@ def flop_difference(tree, reach: np.ndarray, got: np.ndarray, pi, e1, rest) -> t
                 want_own = OPPONENTS * c * e1
             else:
                 want_br = want_own = np.zeros(len(pi))
-            diff = max(diff, float(np.abs(got[p, 0, j, pi] - want_br).max()),
-                       float(np.abs(got[p, 1, j, pi] - want_own).max()))
+            diff = max(diff, float(np.abs(got[p, 0, j, pi] - want_br).max()))
+            if p == 0:
+                diff = max(diff, float(np.abs(got[p, 1, j, pi] - want_own).max()))
     return diff, reached
 
 

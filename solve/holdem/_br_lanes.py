@@ -3,9 +3,10 @@
 
 A *segment* is the river betting under one river root walked for one seat: forward, the
 opponent's reach at every node (``RO``; a responder node's children share their parent's row,
-``SLOT``); back, the responder's best-response value ``VV[l]`` and the on-policy value
-``VV[L + l]`` per node (a terminal's are the same, kept once), every vector over the board's
-live hands in ascending strength (``_br_kernels.sorted_hands``).
+``SLOT``); back, the responder's best-response value ``VV[l]`` and, when ``onp`` (seat 0's
+walks: ``_br_kernels.flop_values``), the on-policy value ``VV[L + l]`` per node (a terminal's
+are the same, kept once), every vector over the board's live hands in ascending strength
+(``_br_kernels.sorted_hands``).
 
 Every river segment has the same shape: the river starts a fresh round of betting, so the
 subtrees under the 567 river roots (of the full game) differ only in their node ids and the
@@ -308,14 +309,15 @@ def lanes_showdown(reach, pay, H, sa, sb, gend, card, out):
 
 @njit(cache=True)
 def lanes_fold_call_max(reach, pay, H, sa, sb, gend, card, out, fpay, k, q0, q1, q2, v2, p2,
-                        ub, v, vp):
+                        ub, v, vp, onp):
     """A responder's node facing a bet valued with its fold and call at once: the call's
     showdown and the fold beside it (:func:`lanes_showdown`'s pass, ``out`` its scratch),
     whose last loop forms both values per hand and takes from them, and from the raise's rows
     ``v2`` / ``p2`` when the node has ``k`` = 3 actions, the node's max ``v`` and the
     strategy's mix ``vp`` (probability rows ``q0``, ``q1``, ``q2``), in the order and with the
     operations of :func:`lanes_backward`'s decision pass: the same bits, without writing the
-    two terminals' rows and reading them back (3-4% of a river board)."""
+    two terminals' rows and reading them back (3-4% of a river board). The mix only when
+    ``onp``."""
     cum = _up_the_ties(reach, H, sa, sb, gend, card, out)
     p = ld(pay, 0)
     fp = ld(fpay, 0)
@@ -327,11 +329,13 @@ def lanes_fold_call_max(reach, pay, H, sa, sb, gend, card, out, fpay, k, q0, q1,
         fold = mul(f, fp)
         if k == 2:
             st(v, o, vmax(fold, call))
-            st(vp, o, add(mul(ld(q0, u), fold), mul(ld(q1, u), call)))
+            if onp:
+                st(vp, o, add(mul(ld(q0, u), fold), mul(ld(q1, u), call)))
         else:
             st(v, o, vmax(vmax(fold, call), ld(v2, o)))
-            st(vp, o, add(add(mul(ld(q0, u), fold), mul(ld(q1, u), call)),
-                          mul(ld(q2, u), ld(p2, o))))
+            if onp:
+                st(vp, o, add(add(mul(ld(q0, u), fold), mul(ld(q1, u), call)),
+                              mul(ld(q2, u), ld(p2, o))))
 
 
 @njit(cache=True)
@@ -356,10 +360,11 @@ def _fold_call(l, nl, ntype, LN, SLOT) -> bool:
 
 @njit(cache=True)
 def lanes_backward(p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, ub, sa, sb, gend, card,
-                   RD, pay, fpay):
+                   RD, pay, fpay, onp):
     """Values of the segments (:func:`lanes_forward`), children first: ``VV[l]`` the best
-    response's, ``VV[L + l]`` the strategy's own (``RD[w]``: lane w's root minus the
-    template's, for its chips at the terminals)."""
+    response's, ``VV[L + l]`` the strategy's own when ``onp`` (left as they are otherwise:
+    the mixes and sums are about a third of the decision nodes' and accumulators' work;
+    ``RD[w]``: lane w's root minus the template's, for its chips at the terminals)."""
     ntype, player, rnd, nact, code, child, size, spent = T
     L = LN.shape[0]
     q0 = prow[LN[0]]
@@ -370,7 +375,8 @@ def lanes_backward(p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, ub, sa, sb,
         v = VV[l]
         if DEAD[l]:
             v[:HW] = 0.0
-            VV[L + l, :HW] = 0.0
+            if onp:
+                VV[L + l, :HW] = 0.0
             continue
         if ntype[n] == FOLD_END:
             if not _fold_call(l, nl, ntype, LN, SLOT):
@@ -390,7 +396,7 @@ def lanes_backward(p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, ub, sa, sb,
                 r = prow[LN[par]] - q0
                 lanes_fold_call_max(RO[SLOT[l]], pay, H, sa, sb, gend, card, v, fpay, k, Q[r],
                                     Q[r + 1], Q[r + 2 if k > 2 else r], v2, p2, ub, VV[par],
-                                    VV[L + par])
+                                    VV[L + par], onp)
                 done[par] = True
                 continue
             lanes_showdown(RO[SLOT[l]], pay, H, sa, sb, gend, card, v)
@@ -403,7 +409,25 @@ def lanes_backward(p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, ub, sa, sb,
         v1, p1 = _child_rows(l, 1 if k > 1 else 0, LC, LN, ntype, VV, L)
         v2, p2 = _child_rows(l, 2 if k > 2 else 0, LC, LN, ntype, VV, L)
         r = prow[n] - q0
-        if player[n] == p:  # max and the strategy's mix, all children in one pass
+        if not onp and player[n] == p:  # the best response's max alone
+            for i in range(H):
+                o = i * LANES
+                if k == 1:
+                    st(v, o, ld(v0, o))
+                elif k == 2:
+                    st(v, o, vmax(ld(v0, o), ld(v1, o)))
+                else:
+                    st(v, o, vmax(vmax(ld(v0, o), ld(v1, o)), ld(v2, o)))
+        elif not onp:  # the opponent's sums alone
+            for i in range(H):
+                o = i * LANES
+                if k == 1:
+                    st(v, o, ld(v0, o))
+                elif k == 2:
+                    st(v, o, add(ld(v0, o), ld(v1, o)))
+                else:
+                    st(v, o, add(add(ld(v0, o), ld(v1, o)), ld(v2, o)))
+        elif player[n] == p:  # max and the strategy's mix, all children in one pass
             q0a = Q[r]
             q1a = Q[r + 1 if k > 1 else r]
             q2a = Q[r + 2 if k > 2 else r]
@@ -444,14 +468,15 @@ def _child_rows(l, a, LC, LN, ntype, VV, L):
 
 @njit(cache=True)
 def river_lanes(s, g0, gn, RT, SEG, SR, RO2, AV, AVP, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD,
-                H, ub, sidx, sa, sb, gend, MS, nm, card, RD, pay) -> bool:
+                H, ub, sidx, sa, sb, gend, MS, nm, card, RD, pay, onp) -> bool:
     """Seat ``s``'s segments under the roots ``RT[g0 .. g0 + gn - 1]`` (one group of
     :func:`river_groups`), one per lane: each lane's root reach read from its turn vector
     (``RO2[i2, l2]``, pair indices), walked forward and back, and its root's values added to
     the group's accumulators ``AV`` / ``AVP`` (pair index h's lanes at ``h * LANES``) once
     per river card of the orbit (``MS[t, i]``: the pair index of hand i on the t-th card of
     ``nm``); :func:`lanes_collect` hands them to the turn's vectors when the turn card's river
-    cards are done. Returns whether any lane had a segment."""
+    cards are done. The on-policy values (``AVP``) only when ``onp``. Returns whether any
+    lane had a segment."""
     x = RO[0]
     live = False
     flat = RO2.reshape(-1)
@@ -467,7 +492,7 @@ def river_lanes(s, g0, gn, RT, SEG, SR, RO2, AV, AVP, T, Q, prow, RO, VV, LN, LC
         st(x, i * LANES, _lanes_at(flat, so, sidx[i]))
     nl = lanes_forward(RT[g0], s, T, Q, prow, RO, LN, LC, SLOT, DEAD, H, ub)
     lanes_backward(s, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, ub, sa, sb, gend, card,
-                   RD, pay[:LANES], pay[LANES:])
+                   RD, pay[:LANES], pay[LANES:], onp)
     L = LN.shape[0]
     v = VV[0]
     vp = VV[L]
@@ -477,7 +502,8 @@ def river_lanes(s, g0, gn, RT, SEG, SR, RO2, AV, AVP, T, Q, prow, RO, VV, LN, LC
             o = i * LANES
             h = ms[i] * LANES
             st(AV, h, add(ld(AV, h), ld(v, o)))
-            st(AVP, h, add(ld(AVP, h), ld(vp, o)))
+            if onp:
+                st(AVP, h, add(ld(AVP, h), ld(vp, o)))
     return True
 
 

@@ -15,8 +15,9 @@ each with the hands holding the new card left out (``_br_kernels``).
 Work is split by flop. The preflop is a few vectors (:func:`preflop_reach`,
 :func:`preflop_values`); a *flop entry* is a node the preflop leads to (a first flop decision,
 or a preflop showdown when the game has one round). For one flop, :func:`flop_values` gives,
-per seat and entry, the responder's value vector at the entry (best response, and the strategy's
-own for the game value) given the opponent's preflop reach. A strategy on a card abstraction is
+per seat and entry, the responder's value vector at the entry (best response, and for seat 0
+the strategy's own, for the game value: the game is zero-sum) given the opponent's preflop
+reach. A strategy on a card abstraction is
 suit-symmetric (buckets are looked up by canonical index), so a flop's vectors give those of
 every flop in its suit-isomorphism class by renaming suits: only the canonical flops
 (:func:`canonical_flops`; 1,755 of the full deck) are walked, and below a flop one turn and
@@ -251,7 +252,8 @@ def board_orbits(flop, deck: np.ndarray = FULL_DECK, isomorphism: bool = True) -
 def flop_values(tree: BettingTree, policy: Policy, flop, reach: np.ndarray,
                 deck: np.ndarray = FULL_DECK, isomorphism: bool = True) -> np.ndarray:
     """(2 seats, 2, entries, 1326): per responder seat, its best-response values ([.., 0, ..])
-    and the strategy's own ([.., 1, ..]) at every flop entry on ``flop``, per responder hand
+    and the strategy's own ([0, 1, ..], seat 0's only; [1, 1] is 0: zero-sum, so seat 1's own
+    value is the negative of seat 0's) at every flop entry on ``flop``, per responder hand
     (0 for hands holding a flop card), given ``reach`` (:func:`preflop_reach`). The turn and
     river are dealt one card per orbit of the flop's remaining suit symmetry
     (:func:`board_orbits`; every card without ``isomorphism``)."""
@@ -313,7 +315,8 @@ def accumulate(total: np.ndarray, flop: CanonicalFlop, values: np.ndarray) -> No
 def preflop_values(tree: BettingTree, policy: Policy, seat: int, entry_values: np.ndarray,
                    deck: np.ndarray = FULL_DECK) -> tuple[np.ndarray, np.ndarray]:
     """Seat ``seat``'s (best-response, on-policy) values per hand at the root, from the flop
-    entries' values (their mean over the flops, (2, entries, 1326))."""
+    entries' values (their mean over the flops, (2, entries, 1326)); the on-policy values
+    mean something for seat 0 only (:func:`flop_values` leaves seat 1's at 0)."""
     dpa, dpb, dpi = deck_pairs(deck)
     b0 = preflop_buckets(policy, deck)
     reach = {0: np.zeros(1326)}
@@ -353,7 +356,8 @@ def preflop_values(tree: BettingTree, policy: Policy, seat: int, entry_values: n
 @dataclass
 class ExactResult:
     """Chips per game: ``br[s]`` seat s's best response against the strategy in the other seat,
-    ``own[s]`` seat s's chips when the strategy plays itself (``own[0] == -own[1]``)."""
+    ``own[s]`` seat s's chips when the strategy plays itself (``own[1] = -own[0]``: the game is
+    zero-sum, so the walk values the strategy's own play for seat 0 alone)."""
 
     br: tuple[float, float]
     own: tuple[float, float]
@@ -384,12 +388,13 @@ def finish(tree: BettingTree, policy: Policy, total: np.ndarray, deck: np.ndarra
     D = len(deck)
     mean = total / comb(D - 4, 3)
     deals = comb(D, 2) * comb(D - 2, 2)
-    br, own = [], []
+    br, own = [], 0.0
     for s in range(2):
         v, vp = preflop_values(tree, policy, s, mean[s], deck)
         br.append(float(v.sum() / deals))
-        own.append(float(vp.sum() / deals))
-    return ExactResult(tuple(br), tuple(own), float(tree.rules.big_blind), n_flops)
+        if s == 0:  # seat 1's on-policy vectors are not computed (``_br_kernels.flop_values``)
+            own = float(vp.sum() / deals)
+    return ExactResult(tuple(br), (own, -own), float(tree.rules.big_blind), n_flops)
 
 
 def exact_best_response(tree: BettingTree, policy: Policy, deck: np.ndarray = FULL_DECK,
