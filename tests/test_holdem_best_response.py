@@ -324,11 +324,29 @@ def test_a_second_run_on_the_same_store_is_refused(tmp_path):
 
 @pytest.mark.parametrize("workers,scheduler", [(2, None), (0, "local:2")])
 def test_worker_processes_and_a_dask_cluster_give_the_same_numbers(small12, workers,
-                                                                   scheduler):
+                                                                   scheduler, tmp_path):
     tree, pol, full = small12
-    with BR.flop_mapper((tree, pol), DECK12, workers, scheduler) as mapper:
+    store = BR.FlopStore(tmp_path / "br", {"kind": "test"})
+    with store.locked(), BR.flop_mapper((tree, pol), DECK12, workers, scheduler) as mapper:
         assert mapper is not None
-        assert BR.exact_best_response(tree, pol, DECK12, mapper=mapper) == full
+        assert BR.exact_best_response(tree, pol, DECK12, store=store, mapper=mapper) == full
+    # every flop's CPU seconds, measured in the worker that ran it (the Dask tasks' times)
+    secs = store.seconds()
+    assert sorted(secs) == list(range(len(BR.canonical_flops(DECK12))))
+    assert all(t > 0 for t in secs.values())
+
+
+def test_flop_seconds_are_kept_and_a_torn_line_is_skipped(small12, tmp_path):
+    tree, pol, full = small12
+    store = BR.FlopStore(tmp_path / "br", {"kind": "test"})
+    with store.locked():
+        assert BR.exact_best_response(tree, pol, DECK12, store=store) == full
+    n = len(BR.canonical_flops(DECK12))
+    assert sorted(store.seconds()) == list(range(n))
+    with open(tmp_path / "br" / "seconds.jsonl", "a") as fh:
+        fh.write('{"flop": 0, "cpu')  # a run killed while appending
+    store.path(1).unlink()  # a flop whose file is gone is not done, whatever its line says
+    assert sorted(store.seconds()) == [0] + list(range(2, n))
 
 
 def test_cli_evaluate_best_response_exact(tmp_path, capsys, monkeypatch):

@@ -43,6 +43,7 @@ import json
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 import multiprocessing
+import time
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
@@ -63,7 +64,9 @@ from solve.holdem.figures import FigureStore
 from solve.holdem.game import BettingTree
 from solve.holdem.run import load_policy, spec_parts, strategy_identity
 
-#: part of every store's key: bump it when what a stored flop result means changes
+#: part of every store's key: bump it when what a stored flop result means changes (flops
+#: stored before seat 1's own values were dropped still carry them; nothing reads them, so
+#: those flops and later ones mix)
 BR_VERSION = 1
 FULL_DECK = np.arange(52, dtype=np.int64)
 
@@ -404,7 +407,9 @@ def exact_best_response(tree: BettingTree, policy: Policy, deck: np.ndarray = FU
     """Both seats' exact best responses to ``policy`` (see the module docstring).
 
     ``store``: where finished flops are kept (a run resumes from it); ``mapper(flops,
-    reach)``: yields ``(i, values)`` for the flops not done (default: this process, in order).
+    reach)``: yields ``(i, values)`` or ``(i, values, cpu_seconds)`` for the flops not done
+    (default: this process, in order; the seconds, where given, are kept with the flop:
+    :meth:`FlopStore.seconds`).
     """
     deck = np.sort(np.asarray(deck, np.int64))
     if len(deck) < 9:
@@ -419,13 +424,15 @@ def exact_best_response(tree: BettingTree, policy: Policy, deck: np.ndarray = FU
     if mapper is None:
         def mapper(items, rch):
             for i, f in items:
-                yield i, flop_values(tree, policy, f.cards, rch, deck, isomorphism)
+                t = time.process_time()
+                v = flop_values(tree, policy, f.cards, rch, deck, isomorphism)
+                yield i, v, time.process_time() - t
     bar = progress_bar(total=len(flops), initial=len(done), desc="exact best response",
                        unit="flop", disable=not progress)
     try:
-        for i, values in mapper([(i, flops[i]) for i in todo], reach):
+        for i, values, *cpu in mapper([(i, flops[i]) for i in todo], reach):
             if store is not None:
-                store.put(i, values)
+                store.put(i, values, cpu[0] if cpu else None)
             done[i] = values
             bar.update(1)
     finally:
@@ -439,7 +446,9 @@ def exact_best_response(tree: BettingTree, policy: Policy, deck: np.ndarray = FU
 class FlopStore:
     """Finished flops of one exact best response: ``flop<i>.npy`` (float64, the
     :func:`flop_values` array) in ``directory``, each written atomically; ``key.json`` what they
-    were computed from (a folder of another key is refused, not mixed)."""
+    were computed from (a folder of another key is refused, not mixed); ``seconds.jsonl`` the
+    CPU seconds each flop took where its runner measured them (one line per flop, appended
+    after the flop's file: the per-task times a cluster's wall time is projected from)."""
 
     def __init__(self, directory: Path, key: dict):
         self.dir = Path(directory)
@@ -492,10 +501,27 @@ class FlopStore:
                     out[i] = a
         return out
 
-    def put(self, i: int, values: np.ndarray) -> None:
+    def put(self, i: int, values: np.ndarray, cpu_seconds: float | None = None) -> None:
         with AtomicFile(self.path(i), checksum=False) as f:
             with open(f.tmp, "wb") as fh:
                 np.save(fh, np.asarray(values, np.float64))
+        if cpu_seconds is not None:  # a line lost to a crash only loses the timing
+            with open(self.dir / "seconds.jsonl", "a") as fh:
+                fh.write(json.dumps({"flop": i, "cpu_s": round(float(cpu_seconds), 3)}) + "\n")
+
+    def seconds(self) -> dict[int, float]:
+        """The measured CPU seconds of the stored flops (the last line of each; a torn line
+        is skipped)."""
+        out: dict[int, float] = {}
+        path = self.dir / "seconds.jsonl"
+        if path.exists():
+            for line in path.read_text().splitlines():
+                try:
+                    rec = json.loads(line)
+                    out[int(rec["flop"])] = float(rec["cpu_s"])
+                except (ValueError, KeyError, TypeError):
+                    continue
+        return {i: t for i, t in out.items() if self.path(i).exists()}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -535,10 +561,13 @@ def _resolve(source):
     return source
 
 
-def flop_task(source, cards, reach: np.ndarray, deck: np.ndarray) -> np.ndarray:
-    """One unit of work: :func:`flop_values` of one flop (run in a worker)."""
+def flop_task(source, cards, reach: np.ndarray, deck: np.ndarray) -> tuple[np.ndarray, float]:
+    """One unit of work: :func:`flop_values` of one flop (run in a worker) and the worker's
+    CPU seconds for it."""
     tree, pol = _resolve(source)
-    return flop_values(tree, pol, cards, reach, deck)
+    t = time.process_time()
+    values = flop_values(tree, pol, cards, reach, deck)
+    return values, time.process_time() - t
 
 
 def executor_mapper(executor, source, deck: np.ndarray, inflight: int) -> Callable:
@@ -558,7 +587,8 @@ def executor_mapper(executor, source, deck: np.ndarray, inflight: int) -> Callab
                 return
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in sorted(done, key=pending.get):
-                yield pending.pop(fut), fut.result()
+                values, cpu = fut.result()
+                yield pending.pop(fut), values, cpu
     return mapper
 
 
