@@ -9,7 +9,9 @@ Each variant is the current ``solve/holdem/_br_kernels.py`` and ``_br_lanes.py``
 patch (a patch whose anchor is gone fails loudly: update it with the kernels). A part's cost is
 the base's time less the variant's (stubbed) or the variant's less the base's (done twice):
 
-- showdown passes (``lanes_showdown``, with the responder's fold beside each call) stubbed;
+- the showdowns' passes up the tie groups (``_up_the_ties``: two of a showdown's three
+  passes, in ``lanes_showdown`` and in ``lanes_fold_call_max``, the responder's fold and call
+  valued together) stubbed; their last pass is left;
 - the opponent's folds (``lanes_fold``) stubbed;
 - the decision nodes' pass (the responder's max and the strategy's mix, the opponent's sums)
   skipped;
@@ -44,8 +46,8 @@ KERNELS = Path(BR.__file__).resolve().parent
 
 #: (name, what it measures, sign: +1 the part done twice, -1 stubbed, file, anchor, replacement)
 VARIANTS = [
-    ("showdown", "showdown passes (and the responder's folds)", -1, "_br_lanes.py",
-     "    card[:] = 0.0\n    cum = zero()\n    i = 0\n", "    return\n    card[:] = 0.0\n"
+    ("showdown", "showdowns' passes up the tie groups", -1, "_br_lanes.py",
+     "    card[:] = 0.0\n    cum = zero()\n    i = 0\n", "    return zero()\n    card[:] = 0.0\n"
      "    cum = zero()\n    i = 0\n"),
     ("fold", "the opponent's folds", -1, "_br_lanes.py",
      "    card[:] = 0.0\n    cum = _add_hands(0, H, reach, sa, sb, card, zero())\n",
