@@ -409,6 +409,8 @@ def lanes_backward(p, T, Q, prow, RO, VV, LN, LC, SLOT, DEAD, nl, H, ub, sa, sb,
         v1, p1 = _child_rows(l, 1 if k > 1 else 0, LC, LN, ntype, VV, L)
         v2, p2 = _child_rows(l, 2 if k > 2 else 0, LC, LN, ntype, VV, L)
         r = prow[n] - q0
+        # seat 1 (no on-policy values): two loops, not one choosing max or sum per hand (that
+        # measured 5% slower per river board, the same bits)
         if not onp and player[n] == p:  # the best response's max alone
             for i in range(H):
                 o = i * LANES
