@@ -289,7 +289,7 @@ def test_a_killed_run_resumes_bit_identical(small12, tmp_path):
             if j == 3:
                 raise KeyboardInterrupt
             computed.append(i)
-            yield i, BR.flop_values(tree, pol, f.cards, reach, DECK12)
+            yield i, BR.flop_values(tree, pol, f.cards, reach, DECK12), None
 
     with store.locked(), pytest.raises(KeyboardInterrupt):
         BR.exact_best_response(tree, pol, DECK12, store=store, mapper=dying)
@@ -300,7 +300,7 @@ def test_a_killed_run_resumes_bit_identical(small12, tmp_path):
     def counting(items, reach):
         for i, f in items:
             computed.append(i)
-            yield i, BR.flop_values(tree, pol, f.cards, reach, DECK12)
+            yield i, BR.flop_values(tree, pol, f.cards, reach, DECK12), None
 
     with store.locked():
         res = BR.exact_best_response(tree, pol, DECK12, store=store, mapper=counting)

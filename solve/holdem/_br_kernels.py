@@ -19,7 +19,7 @@ Conventions (besides those of ``_kernels.py`` and ``_vector_kernels.py``):
   ``D - 4 - len(b)``; so a chance node's value is the sum of its children's (each with the
   hands holding the new card left out) over that count.
 """
-# numba cache stamp (python -m tests.test_kernel_cache_stamps): 79d2d6c8e692f03c
+# numba cache stamp (python -m tests.test_kernel_cache_stamps): 85a2a89e0ff9d88e
 
 from __future__ import annotations
 
@@ -331,15 +331,17 @@ def _enter(src, c, dst, dpa, dpb, dpi, P):
 
 
 @njit(cache=True)
-def _collect(v, vp, c, dv, dvp, gm, dpa, dpb, dpi, P):
+def _collect(v, vp, c, dv, dvp, gm, dpa, dpb, dpi, P, onp):
     """Add a next round's root values (new card ``c``) to a transition's, renamed by the suit
-    symmetry ``gm`` (a pair index's image; the identity for ``c`` itself)."""
+    symmetry ``gm`` (a pair index's image; the identity for ``c`` itself); the on-policy ones
+    only when ``onp``."""
     for i in range(P):
         if dpa[i] == c or dpb[i] == c:
             continue
         h = dpi[i]
         dv[gm[h]] += v[h]
-        dvp[gm[h]] += vp[h]
+        if onp:
+            dvp[gm[h]] += vp[h]
 
 
 @njit(cache=True)
@@ -617,12 +619,13 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
                 l2 = TR2[i2, k]
                 for i in range(P):
                     V2[i2, l2, dpi[i]] /= D - 8
-                    VP2[i2, l2, dpi[i]] /= D - 8
+                    if p == 0:  # seat 1's own values are not walked (see above)
+                        VP2[i2, l2, dpi[i]] /= D - 8
             _backward(2, p, 4, board, deck, T, PT, RO2[i2], V2[i2], VP2[i2], LN2[i2], LC2[i2],
                       DE2[i2], NL2[i2], dpa, dpb, dpi, P, SL, card, g, s, p == 0)
             for t in range(tstart[jt], tstart[jt + 1]):
                 _collect(V2[i2, 0], VP2[i2, 0], c, V1[PI2[i2], PL2[i2]],
-                         VP1[PI2[i2], PL2[i2]], gmap[tmem[t]], dpa, dpb, dpi, P)
+                         VP1[PI2[i2], PL2[i2]], gmap[tmem[t]], dpa, dpb, dpi, P, p == 0)
     for i1 in range(2 * E):
         if NL1[i1] == 0:
             continue
@@ -632,7 +635,8 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
             l1 = TR1[i1, j]
             for i in range(P):
                 V1[i1, l1, dpi[i]] /= D - 7
-                VP1[i1, l1, dpi[i]] /= D - 7
+                if p == 0:
+                    VP1[i1, l1, dpi[i]] /= D - 7
         _backward(1, p, 3, board, deck, T, PT, RO1[i1], V1[i1], VP1[i1], LN1[i1], LC1[i1],
                   DE1[i1], NL1[i1], dpa, dpb, dpi, P, SL, card, g, s, p == 0)
         for i in range(P):

@@ -515,7 +515,8 @@ def lanes_collect(A, ng, GS, GN, SEG, SR, V2, VP2):
     :func:`river_lanes`) to the turn's vectors: lane w of seat s's group g is the river
     segment ``j = SEG[s, GS[g] + w]``, whose turn vectors ``V2[SR[1, j], SR[2, j]]`` receive no
     other sum, so they are assigned (the same bits as adding each river card's values to
-    them in turn, as the sums run in the same order)."""
+    them in turn, as the sums run in the same order); the on-policy ones of seat 0 only
+    (:func:`river_lanes` with ``onp``)."""
     for g in range(ng):
         for s in range(2):
             a = A[s, g, 0]
@@ -528,4 +529,5 @@ def lanes_collect(A, ng, GS, GN, SEG, SR, V2, VP2):
                 dvp = VP2[SR[1, j], SR[2, j]]
                 for h in range(dv.shape[0]):
                     dv[h] = a[h * LANES + w]
-                    dvp[h] = ap[h * LANES + w]
+                    if s == 0:
+                        dvp[h] = ap[h * LANES + w]

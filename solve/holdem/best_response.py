@@ -407,9 +407,9 @@ def exact_best_response(tree: BettingTree, policy: Policy, deck: np.ndarray = FU
     """Both seats' exact best responses to ``policy`` (see the module docstring).
 
     ``store``: where finished flops are kept (a run resumes from it); ``mapper(flops,
-    reach)``: yields ``(i, values)`` or ``(i, values, cpu_seconds)`` for the flops not done
-    (default: this process, in order; the seconds, where given, are kept with the flop:
-    :meth:`FlopStore.seconds`).
+    reach)``: yields ``(i, values, cpu_seconds)`` for the flops not done (default: this
+    process, in order, :func:`flop_task`; the seconds, None if not measured, are kept with the
+    flop: :meth:`FlopStore.seconds`).
     """
     deck = np.sort(np.asarray(deck, np.int64))
     if len(deck) < 9:
@@ -424,15 +424,13 @@ def exact_best_response(tree: BettingTree, policy: Policy, deck: np.ndarray = FU
     if mapper is None:
         def mapper(items, rch):
             for i, f in items:
-                t = time.process_time()
-                v = flop_values(tree, policy, f.cards, rch, deck, isomorphism)
-                yield i, v, time.process_time() - t
+                yield i, *flop_task((tree, policy), f.cards, rch, deck, isomorphism)
     bar = progress_bar(total=len(flops), initial=len(done), desc="exact best response",
                        unit="flop", disable=not progress)
     try:
-        for i, values, *cpu in mapper([(i, flops[i]) for i in todo], reach):
+        for i, values, cpu in mapper([(i, flops[i]) for i in todo], reach):
             if store is not None:
-                store.put(i, values, cpu[0] if cpu else None)
+                store.put(i, values, cpu)
             done[i] = values
             bar.update(1)
     finally:
@@ -561,12 +559,13 @@ def _resolve(source):
     return source
 
 
-def flop_task(source, cards, reach: np.ndarray, deck: np.ndarray) -> tuple[np.ndarray, float]:
-    """One unit of work: :func:`flop_values` of one flop (run in a worker) and the worker's
-    CPU seconds for it."""
+def flop_task(source, cards, reach: np.ndarray, deck: np.ndarray, isomorphism: bool = True
+              ) -> tuple[np.ndarray, float]:
+    """One unit of work: :func:`flop_values` of one flop (in this process or a worker) and the
+    CPU seconds it took there."""
     tree, pol = _resolve(source)
     t = time.process_time()
-    values = flop_values(tree, pol, cards, reach, deck)
+    values = flop_values(tree, pol, cards, reach, deck, isomorphism)
     return values, time.process_time() - t
 
 
