@@ -578,3 +578,22 @@ def test_algorithm_labels_name_the_regret_update():
     assert label(regret="dcfr", averaging="quadratic", hands_per_board=0) == "pcs-dcfr-quadratic"
     assert label(hands_per_board=16) == "pcs-plus-h16"
     assert label(sampler="chance") == "cfr+"
+
+
+@pytest.mark.parametrize("sampler", [HoldemPCS, HoldemCFR])
+def test_a_run_is_the_same_however_it_is_cut_into_chunks(tiny2, sampler):
+    """Runs cut their iterations into chunks by the wall clock; each iteration reseeds from
+    its global number (``_kernels.iteration_seed``), so the same iterations in other chunks give
+    the same bits: a strategy is reproduced from its iteration count alone."""
+    tree, b = tiny2
+    n = 40 if sampler is HoldemPCS else 4000
+    one, cut = sampler(tree, b, seed=3), sampler(tree, b, seed=3)
+    one.iterate(n)
+    for step in (1, n // 8, n // 2, n - 1 - n // 8 - n // 2):
+        cut.iterate(step)
+    assert cut.iteration_ == n
+    assert np.array_equal(one.regrets_, cut.regrets_)
+    assert np.array_equal(one.average_, cut.average_)
+    other = sampler(tree, b, seed=4)
+    other.iterate(n)
+    assert not np.array_equal(one.average_, other.average_)

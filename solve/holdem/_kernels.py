@@ -157,17 +157,25 @@ def _cfr_pass(p, ntype, player, rnd, nact, child, size, spent, off, R, S, weight
                 R[base + a] = x if x > 0 else 0.0
 
 
+@njit(cache=True)
+def iteration_seed(seed, t):
+    """The random seed of global iteration ``t`` (from 1) of a run seeded ``seed``: the
+    samplers reseed every iteration, so the deals drawn depend on the iteration alone, not on
+    how the run was cut into chunks (a run is reproducible from its iteration count)."""
+    return (seed * 1_000_003 + t) % 2147483647
+
+
 @njit(cache=True, parallel=True)
 def cfr_chunk(ntype, player, rnd, nact, child, size, spent, off, bk, t0, t1, t2, t3,
               n_rounds, R, S, t_start, n_iter, seed, threads):
     """``n_iter`` chance-sampled CFR+ iterations (one deal each, alternating traversers) on
     ``threads`` threads sharing R and S (lock-free; bit-reproducible with one thread).
     Iteration i (global ``t_start + i + 1``) weighs its average-strategy update by that
-    number (CFR+ linear averaging)."""
+    number (CFR+ linear averaging); it draws from a stream seeded by ``iteration_seed(seed,
+    t)``, so a run deals the same cards however it is cut into chunks."""
     N = ntype.shape[0]
     for th in prange(threads):
         tabs = (t0, t1, t2, t3)  # built here: nested tuples cannot cross the parfor boundary
-        np.random.seed(seed + 7919 * th)
         reach = np.zeros((N, 2))
         strat = np.zeros((N, 3))
         val = np.zeros(N)
@@ -178,6 +186,9 @@ def cfr_chunk(ntype, player, rnd, nact, child, size, spent, off, bk, t0, t1, t2,
         out = np.zeros(4, np.int64)
         pass_id = 0
         for i in range(th, n_iter, threads):
+            np.random.seed(iteration_seed(seed, t_start + i + 1))
+            for c in range(52):  # the draw shuffles the deck in place: start each from order
+                deck[c] = c
             _sample9(deck)
             for q in range(2):
                 hand_buckets(deck[2 * q], deck[2 * q + 1], deck[4:9], n_rounds, bk, tabs,

@@ -1,6 +1,6 @@
 """Numba kernel of ``solve/holdem/threshold.py``: every information set of a strategy's
 weight array thresholded, into a new array."""
-# numba cache stamp (python -m tests.test_kernel_cache_stamps): 25e2265ee1348a33
+# numba cache stamp (python -m tests.test_kernel_cache_stamps): a236043dbc36984c
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ Conventions (besides those of ``solve/holdem/_kernels.py``):
   et al. 2012, "Efficient Nash equilibrium approximation through Monte Carlo counterfactual
   regret minimization", section 4).
 """
-# numba cache stamp (python -m tests.test_kernel_cache_stamps): 25e2265ee1348a33
+# numba cache stamp (python -m tests.test_kernel_cache_stamps): a236043dbc36984c
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from numba import njit, prange
 
 from etl._eval_kernels import eval7
 from solve.holdem._kernels import (BOARD_SEEN, DECISION, FOLD, FOLD_END, RAISE, hand_buckets,
-                                  policy_probs)
+                                   iteration_seed, policy_probs)
 
 MAX_DEPTH = 64  # longest action sequence of limit Hold'em with a cap of 4 is 4 * 6 + 1
 #: regret update: regret-matching+ (floor at 0), plain, linear (LCFR: iteration t's regrets
@@ -378,10 +378,10 @@ def pcs_chunk(ntype, player, rnd, nact, child, spent, off, bk, t0, t1, t2, t3, n
     (log-discount prefix sums to at least ``t_start + n_iter``) discount lazily. ``m_hands``
     > 0: each iteration keeps only that many of its board's hands (``sampled_board_hands``).
     Threads take interleaved iterations, sharing R and S lock-free (bit-reproducible with one
-    thread)."""
+    thread). Iteration t draws from a stream seeded by ``iteration_seed(seed, t)``, so a run
+    samples the same boards however it is cut into chunks (chunks follow the wall clock)."""
     for th in prange(threads):
         tabs = (t0, t1, t2, t3)
-        np.random.seed(seed + 7919 * th)
         ha, hb, bkt, val, gend, RP, RO, V, AV, SG, NODE, DP, DO, ACT = _buffers()
         cards = np.empty(7, np.uint8)
         out = np.zeros(4, np.int64)
@@ -390,6 +390,9 @@ def pcs_chunk(ntype, player, rnd, nact, child, spent, off, bk, t0, t1, t2, t3, n
         card = np.zeros(52)
         probs = np.zeros(3)
         for i in range(th, n_iter, threads):
+            np.random.seed(iteration_seed(seed, t_start + i + 1))
+            for c in range(52):  # the draw shuffles the deck in place: start each from order
+                deck[c] = c
             _sample_board(deck, board)
             H = sampled_board_hands(board, n_rounds, bk, tabs, ha, hb, bkt, val, gend, cards,
                                     out, m_hands)

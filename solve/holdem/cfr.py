@@ -52,10 +52,9 @@ class HoldemCFR:
 
     def iterate(self, n: int) -> None:
         t = self.tree
-        chunk_seed = (self.seed * 1_000_003 + self.iteration_) % (2 ** 31 - 1)
         K.cfr_chunk(t.ntype, t.player, t.round, t.nact, t.child, t.size, t.spent, self.offset_,
                     self.buckets.lookup, *self._tabs, t.rules.n_rounds,
-                    self.regrets_, self.average_, self.iteration_, int(n), chunk_seed,
+                    self.regrets_, self.average_, self.iteration_, int(n), self.seed,
                     self.threads)
         self.iteration_ += int(n)
 

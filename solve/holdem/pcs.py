@@ -125,11 +125,10 @@ class HoldemPCS(HoldemCFR):
 
     def iterate(self, n: int) -> None:
         t = self.tree
-        chunk_seed = (self.seed * 1_000_003 + self.iteration_) % (2 ** 31 - 1)
         lpos, lneg = self._log_discounts(self.iteration_ + int(n))
         P.pcs_chunk(t.ntype, t.player, t.round, t.nact, t.child, t.spent, self.offset_,
                     self.buckets.lookup, *self._tabs, t.rules.n_rounds,
-                    self.regrets_, self.average_, self.iteration_, int(n), chunk_seed,
+                    self.regrets_, self.average_, self.iteration_, int(n), self.seed,
                     self.threads, REGRETS[self.regret], AVERAGING[self.averaging],
                     self._stamp, self._ioff, lpos, lneg, self.hands)
         self.iteration_ += int(n)
