@@ -49,9 +49,11 @@ LEFT JOIN holdem_checkpoints AS c
 
 -- holdem_exact_progress: every exact best response begun (`evaluate NAME --best-response
 -- exact`, one flop folder per strategy and deck), finished or still to resume: the canonical
--- flops stored so far out of the deck's (1,755 on the full deck; NULL on the tests' reduced
--- decks), whether its figure is stored (`finished`, then in holdem_exact_best_response) and
--- `current` as there. The flop files are counted when the view is queried.
+-- flops done so far out of the deck's (1,755 on the full deck; NULL on the tests' reduced
+-- decks): those summed into the folder's prefix (prefix.json, which may have come from
+-- another machine with --progress-file) and the flop files after it; whether its figure is
+-- stored (`finished`, then in holdem_exact_best_response) and `current` as there. The flop
+-- files are counted when the view is queried.
 CREATE OR REPLACE VIEW holdem_exact_progress AS
 WITH k AS (
     SELECT regexp_extract(filename, 'strategies/([^/]+)/evaluations/', 1) AS strategy,
@@ -59,16 +61,28 @@ WITH k AS (
                AS folder,
            spec, strategy AS identity, deck, len(deck) = 52 AS full_deck
     FROM holdem_exact_keys
+), p AS (
+    SELECT regexp_extract(filename, '(strategies/[^/]+/evaluations/exact-br-[^/]+)/', 1)
+               AS folder,
+           flops
+    FROM holdem_exact_prefixes
 ), f AS (
-    SELECT regexp_extract(file, '(strategies/[^/]+/evaluations/exact-br-[^/]+)/', 1) AS folder,
-           count(*) AS flops
-    FROM glob('strategies/*/evaluations/exact-br-*/flop*.npy')
-    GROUP BY 1
+    SELECT regexp_extract(g.file, '(strategies/[^/]+/evaluations/exact-br-[^/]+)/', 1)
+               AS folder,
+           CAST(regexp_extract(g.file, 'flop([0-9]+)\.npy$', 1) AS BIGINT) AS flop
+    FROM glob('strategies/*/evaluations/exact-br-*/flop*.npy') AS g
+), n AS (  -- the flops summed into the prefix, and those stored after it
+    SELECT k.folder, coalesce(any_value(p.flops), 0)
+               + count(f.flop) FILTER (WHERE f.flop >= coalesce(p.flops, 0)) AS flops
+    FROM k
+    LEFT JOIN p ON p.folder = k.folder
+    LEFT JOIN f ON f.folder = k.folder
+    GROUP BY k.folder, p.flops
 )
 SELECT k.strategy, k.spec, k.identity.iterations AS iterations,
-       coalesce(f.flops, 0) AS flops_stored,
+       coalesce(n.flops, 0) AS flops_stored,
        CASE WHEN k.full_deck THEN 1755 END AS flops_total,
-       CASE WHEN k.full_deck THEN round(100.0 * coalesce(f.flops, 0) / 1755, 1) END
+       CASE WHEN k.full_deck THEN round(100.0 * coalesce(n.flops, 0) / 1755, 1) END
            AS percent_done,
        EXISTS (SELECT 1 FROM holdem_exact_figures AS x
                WHERE x.key.spec = k.spec AND x.key.strategy = k.identity
@@ -76,5 +90,5 @@ SELECT k.strategy, k.spec, k.identity.iterations AS iterations,
        coalesce(k.spec = r.name AND k.identity.iterations = r.iterations, false) AS current,
        k.full_deck, k.folder
 FROM k
-LEFT JOIN f ON f.folder = k.folder
+LEFT JOIN n ON n.folder = k.folder
 LEFT JOIN solve_runs AS r ON r.name = k.strategy;

@@ -122,6 +122,9 @@ JSON_SOURCES = {
     "holdem_exact_keys": (f"{STRATEGIES_DIR}/*/evaluations/exact-br-*/key.json", {
         "spec": "VARCHAR", "strategy": "STRUCT(iterations BIGINT, weights VARCHAR)",
         "deck": "BIGINT[]"}),
+    # how many flops each of them has summed in order so far (solve.holdem.exact_store)
+    "holdem_exact_prefixes": (f"{STRATEGIES_DIR}/*/evaluations/exact-br-*/prefix.json", {
+        "flops": "BIGINT", "of": "BIGINT"}),
 }
 
 

@@ -311,6 +311,67 @@ def test_a_killed_run_resumes_bit_identical(small12, tmp_path):
         assert BR.exact_best_response(tree, pol, DECK12, store=store, mapper=dying) == full
 
 
+def test_a_prefix_carries_a_killed_run_to_another_store_bit_identical(small12, tmp_path):
+    """The prefix (the flops summed in order so far) is kept as the run goes, also when it is
+    killed; copied to an empty store of the same content, the run resumes from it alone and
+    gives the uninterrupted run's bits; a file of other content or no prefix is refused."""
+    tree, pol, full = small12
+    monkey = pytest.MonkeyPatch()
+    monkey.setattr(BR, "PREFIX_SECONDS", 0.0)  # keep every prefix: the test kills mid-way
+    n = len(BR.canonical_flops(DECK12))
+    shape = (2, 2, len(BR.flop_entries(tree)), 1326)
+    a = BR.FlopStore(tmp_path / "a", {"kind": "test"}, content="c1",
+                     mirror=tmp_path / "carry.npz")
+
+    def dying(items, reach):  # out of order, killed after four flops: 1, 0, 3, 4
+        items = list(items)
+        for j in (1, 0, 3, 4):
+            i, f = items[j]
+            yield i, BR.flop_values(tree, pol, f.cards, reach, DECK12), 0.5
+        raise KeyboardInterrupt
+
+    try:
+        with a.locked(), pytest.raises(KeyboardInterrupt):
+            BR.exact_best_response(tree, pol, DECK12, store=a, mapper=dying)
+    finally:
+        monkey.undo()
+    k, total, secs = a.prefix(shape)
+    assert k == 2  # flops 0 and 1; 3 and 4 wait for 2
+    assert np.isnan(secs[2]) and list(secs[:2]) == [0.5, 0.5]
+    b = BR.FlopStore(tmp_path / "b", {"kind": "test"}, content="c1")
+    walked = []
+
+    def counting(items, reach):
+        for i, f in items:
+            walked.append(i)
+            yield i, BR.flop_values(tree, pol, f.cards, reach, DECK12), None
+
+    with b.locked():
+        assert b.adopt(tmp_path / "carry.npz", shape) == 2
+        assert BR.exact_best_response(tree, pol, DECK12, store=b, mapper=counting) == full
+    assert walked == list(range(2, n))  # only what the prefix did not cover
+    assert sorted(b.seconds()) == [0, 1]  # the prefix's measured seconds came along
+    c = BR.FlopStore(tmp_path / "c", {"kind": "test"}, content="c2")
+    with pytest.raises(UserError, match="progress of another strategy"):
+        c.adopt(tmp_path / "carry.npz", shape)
+    with pytest.raises(UserError, match="shape"):
+        BR.FlopStore(tmp_path / "d", {"kind": "test"}, content="c1").adopt(
+            tmp_path / "carry.npz", (2, 2, 1, 1326))
+    (tmp_path / "junk.npz").write_bytes(b"not a prefix")
+    with pytest.raises(UserError, match="not an exact best response's progress"):
+        c.adopt(tmp_path / "junk.npz", shape)
+
+
+def test_content_digest_follows_the_bytes(small12):
+    tree, pol, _ = small12
+    d = BR.content_digest(pol.weights, pol.buckets.lookup, tree.rules, DECK12)
+    assert d == BR.content_digest(pol.weights.copy(), pol.buckets.lookup, tree.rules, DECK12)
+    w = pol.weights.copy()
+    w[len(w) // 2] = np.nextafter(w[len(w) // 2], np.float32(2))
+    assert d != BR.content_digest(w, pol.buckets.lookup, tree.rules, DECK12)
+    assert d != BR.content_digest(pol.weights, pol.buckets.lookup, tree.rules, DECK10)
+
+
 def test_a_second_run_on_the_same_store_is_refused(tmp_path):
     store = BR.FlopStore(tmp_path / "br", {"kind": "test"})
     with store.locked():
@@ -343,6 +404,9 @@ def test_flop_seconds_are_kept_and_a_torn_line_is_skipped(small12, tmp_path):
         assert BR.exact_best_response(tree, pol, DECK12, store=store) == full
     n = len(BR.canonical_flops(DECK12))
     assert sorted(store.seconds()) == list(range(n))
+    for f in ("prefix.npz", "prefix.json"):  # the finished run's prefix carries them too
+        (tmp_path / "br" / f).unlink()
+    assert sorted(store.seconds()) == list(range(n))  # and so does the log
     with open(tmp_path / "br" / "seconds.jsonl", "a") as fh:
         fh.write('{"flop": 0, "cpu')  # a run killed while appending
     store.path(1).unlink()  # a flop whose file is gone is not done, whatever its line says
@@ -382,13 +446,39 @@ def test_cli_evaluate_best_response_exact(tmp_path, capsys, monkeypatch):
     assert json.loads(capsys.readouterr().out) == [{
         "strategy": "h", "spec": "h", "iterations": 2000, "flops_stored": len(flops),
         "flops_total": None, "finished": True, "current": True, "full_deck": False}]
-    flops[0].unlink()
+    flops[-1].unlink()
+    for f in ("prefix.npz", "prefix.json"):
+        (folder / f).unlink()
     stored[0].unlink()  # as if killed before its last flop: begun, not finished
     assert run("sql", progress, "--format", "json") == 0
     (row,) = json.loads(capsys.readouterr().out)
     assert (row["flops_stored"], row["finished"]) == (len(flops) - 1, False)
-    assert run("evaluate", "h", "--best-response", "exact", "--workers", "1") == 0
+    carry = tmp_path / "carry.npz"
+    assert run("evaluate", "h", "--best-response", "exact", "--workers", "1",
+               "--progress-file", str(carry)) == 0
     assert capsys.readouterr().out == out
+    # another machine: the same solve again, resumed from the progress file alone
+    other = tmp_path / "other"
+    run2 = lambda *a: cli.main(["--data-dir", str(other), *a])  # noqa: E731
+    assert run2("solve", "--game", "holdem", "--abstraction", "synthetic:3,6", "--max-bets",
+                "2", "--name", "h", "--iterations", "2000", "--sampler", "chance",
+                "--lbr-deals", "20", "--h2h-deals", "100") == 0
+    capsys.readouterr()
+    assert run2("evaluate", "h", "--best-response", "exact", "--progress-file",
+                str(carry)) == 0
+    assert capsys.readouterr().out == out  # the same bits
+    assert not list((other / "strategies" / "h" / "evaluations").glob("exact-br-*/flop*"))
+    assert run2("sql", progress, "--format", "json") == 0
+    assert json.loads(capsys.readouterr().out)[0]["flops_stored"] == len(flops)
+    # another strategy's progress is refused before any flop is walked
+    assert run2("solve", "--game", "holdem", "--abstraction", "synthetic:3,6", "--max-bets",
+                "2", "--name", "h2", "--iterations", "1000", "--sampler", "chance",
+                "--lbr-deals", "20", "--h2h-deals", "100") == 0
+    capsys.readouterr()
+    assert run2("evaluate", "h2", "--best-response", "exact", "--progress-file",
+                str(carry)) == 2
+    assert "progress of another strategy" in capsys.readouterr().err
+    assert not list((other / "strategies" / "h2" / "evaluations").glob("exact-br-*/flop*"))
     assert run("evaluate", "h", "--workers", "2") == 2
     assert "only with --best-response" in capsys.readouterr().err
     # queryable in SQL: the stored figure, next to the solve's own LBR log

@@ -205,7 +205,7 @@ def run_solve(args) -> int:
 
 
 def run_evaluate(args) -> int:
-    if args.best_response or args.workers or args.scheduler:
+    if args.best_response or args.workers or args.scheduler or args.progress_file:
         return holdem_exact.run(args)
     ddir = args.data_dir
     curve_only = [f for f, v in (("--with", args.with_runs), ("--reference", args.reference),

@@ -6,12 +6,18 @@ real game, both seats, every deal (``solve.holdem.best_response``; issue 51).
 
 The flops finished so far are kept under the strategy's ``evaluations/`` folder: the same
 command again (after Ctrl-C, a kill, a lost machine) resumes; a second run on the same strategy
-at the same time is refused.
+at the same time is refused. ``--progress-file FILE`` also keeps the run's progress in one
+small file (the flops summed in order so far, keyed by the strategy's content): on another
+machine, the same strategy solved again (same abstraction build, same iterations) resumes
+from it.
+
+    python cli.py evaluate pa-1h --best-response exact --workers 2 --progress-file pa-1h.npz
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from etl.cluster import check_scheduler
 from schema.errors import UserError
@@ -30,12 +36,18 @@ def add_arguments(e: argparse.ArgumentParser) -> None:
     g.add_argument("--scheduler", default=None, metavar="local:N|tcp://HOST:PORT",
                    help="--best-response: run the flops on a Dask cluster (its workers must see "
                    "the data directory)")
+    g.add_argument("--progress-file", type=Path, default=None, metavar="FILE",
+                   help="--best-response: start from the progress in FILE if it exists (only "
+                   "the same strategy's, checked by a digest of its weights and buckets) and "
+                   "keep the run's progress there as it goes (a few hundred KB, at most once "
+                   "a minute): carries a run to another machine")
 
 
 def run(args) -> int:
     """``evaluate NAME --best-response exact`` (``NAME~TAU`` with ``--threshold TAU``)."""
     if not args.best_response:
-        raise UserError("--workers and --scheduler: only with --best-response exact")
+        raise UserError("--workers, --scheduler and --progress-file: only with "
+                        "--best-response exact")
     if args.curve:
         raise UserError("--best-response takes no --curve")
     if args.workers < 0:
@@ -44,7 +56,8 @@ def run(args) -> int:
         check_scheduler(args.scheduler)
     spec = args.strategy if args.threshold is None else f"{args.strategy}~{args.threshold}"
     res = best_response.run_exact(args.data_dir, spec, workers=args.workers,
-                                  scheduler=args.scheduler)
+                                  scheduler=args.scheduler,
+                                  progress_file=args.progress_file)
     d = res.as_dict()
     print(f"exact best response (every deal, {res.flops:,} canonical flops): exploitability "
           f"{res.exploitability_mbb:.3f} mbb/g [best response as seat 0: "

@@ -37,9 +37,7 @@ the deck onto itself.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
-import json
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 import multiprocessing
@@ -52,23 +50,19 @@ from typing import Callable, Iterator
 import numpy as np
 
 from etl.cluster import dask_client
-from etl.lock import try_file_lock
-from schema.errors import UserError
 from schema.progress import progress_bar
-from schema.storage import AtomicFile
 from solve.holdem import _br_kernels as B
 from solve.holdem._kernels import DECISION, FOLD_END, SHOWDOWN
 from solve.holdem.buckets import indexer_tables
 from solve.holdem.evaluate import Policy
+from solve.holdem.exact_store import FlopStore, content_digest
 from solve.holdem.figures import FigureStore
 from solve.holdem.game import BettingTree
 from solve.holdem.run import load_policy, spec_parts, strategy_identity
 
-#: part of every store's key: bump it when what a stored flop result means changes (flops
-#: stored before seat 1's own values were dropped still carry them; nothing reads them, so
-#: those flops and later ones mix)
-BR_VERSION = 1
 FULL_DECK = np.arange(52, dtype=np.int64)
+#: at most one prefix write (``FlopStore.put_prefix``, a few hundred KB) per this many seconds
+PREFIX_SECONDS = 60.0
 
 
 def pair_index(a, b):
@@ -417,109 +411,53 @@ def exact_best_response(tree: BettingTree, policy: Policy, deck: np.ndarray = FU
     flops = canonical_flops(deck, isomorphism)
     reach = preflop_reach(tree, policy, deck)
     shape = (2, 2, len(flop_entries(tree)), 1326)
-    done: dict[int, np.ndarray] = {}
+    n = len(flops)
+    k, total, secs = 0, np.zeros(shape), np.full(n, np.nan)
     if store is not None:
-        done = store.load(len(flops), shape)
-    todo = [i for i in range(len(flops)) if i not in done]
+        pre = store.prefix(shape)
+        if pre is not None and pre[0] <= n:
+            k, total = pre[0], pre[1].copy()
+        for i, t in store.seconds().items():
+            if i < n:
+                secs[i] = t
+    done: dict[int, np.ndarray] = {} if store is None else store.load(n, shape, start=k)
+    todo = [i for i in range(k, n) if i not in done]
     if mapper is None:
         def mapper(items, rch):
             for i, f in items:
                 yield i, *flop_task((tree, policy), f.cards, rch, deck, isomorphism)
-    bar = progress_bar(total=len(flops), initial=len(done), desc="exact best response",
+    bar = progress_bar(total=n, initial=k + len(done), desc="exact best response",
                        unit="flop", disable=not progress)
+    kept = k
+
+    def advance() -> None:  # the flops are added in one order, whatever order they finish in
+        nonlocal k
+        while k < n and k in done:
+            accumulate(total, flops[k], done.pop(k))
+            k += 1
+
+    def keep_prefix(every: float) -> None:
+        nonlocal kept, last
+        if store is not None and k > kept and time.monotonic() - last >= every:
+            store.put_prefix(k, n, total, secs)
+            kept, last = k, time.monotonic()
+
+    last = time.monotonic()
     try:
+        advance()
         for i, values, cpu in mapper([(i, flops[i]) for i in todo], reach):
             if store is not None:
                 store.put(i, values, cpu)
             done[i] = values
+            if cpu is not None:
+                secs[i] = cpu
+            advance()
+            keep_prefix(PREFIX_SECONDS)
             bar.update(1)
     finally:
         bar.close()
-    total = np.zeros(shape)
-    for i in range(len(flops)):  # one order, whatever order the flops finished in
-        accumulate(total, flops[i], done[i])
+        keep_prefix(0.0)  # also when interrupted: the prefix reached so far
     return finish(tree, policy, total, deck, len(flops))
-
-
-class FlopStore:
-    """Finished flops of one exact best response: ``flop<i>.npy`` (float64, the
-    :func:`flop_values` array) in ``directory``, each written atomically; ``key.json`` what they
-    were computed from (a folder of another key is refused, not mixed); ``seconds.jsonl`` the
-    CPU seconds each flop took where its runner measured them (one line per flop, appended
-    after the flop's file: the per-task times a cluster's wall time is projected from)."""
-
-    def __init__(self, directory: Path, key: dict):
-        self.dir = Path(directory)
-        self.key = {**key, "br_version": BR_VERSION}
-
-    @staticmethod
-    def folder(parent: Path, key: dict) -> Path:
-        """A folder under ``parent`` named by a hash of ``key``."""
-        k = {**key, "br_version": BR_VERSION}
-        digest = hashlib.sha256(json.dumps(k, sort_keys=True).encode()).hexdigest()[:16]
-        return Path(parent) / f"exact-br-{digest}"
-
-    def _check_key(self) -> None:
-        path = self.dir / "key.json"
-        if path.exists():
-            if json.loads(path.read_text()) != self.key:
-                raise UserError(f"{self.dir} holds flops of another best response")
-        else:
-            with AtomicFile(path, checksum=False) as f:
-                f.tmp.write_text(json.dumps(self.key, sort_keys=True))
-
-    @contextmanager
-    def locked(self) -> Iterator["FlopStore"]:
-        """Hold the store's lock for the block (one run at a time; the kernel frees a
-        ``flock`` when its holder dies, so a killed run leaves none behind).
-
-        Raises:
-            UserError: another run holds it, or the folder holds another key's flops.
-        """
-        with try_file_lock(self.dir / ".lock") as held:
-            if not held:
-                raise UserError(f"another exact best response is running on {self.dir}")
-            self._check_key()
-            yield self
-
-    def path(self, i: int) -> Path:
-        return self.dir / f"flop{i:04d}.npy"
-
-    def load(self, n: int, shape: tuple) -> dict[int, np.ndarray]:
-        """The finished flops (a file of another shape or unreadable reads as not done)."""
-        out = {}
-        for i in range(n):
-            p = self.path(i)
-            if p.exists():
-                try:
-                    a = np.load(p)
-                except (OSError, ValueError):
-                    continue
-                if a.shape == shape and a.dtype == np.float64:
-                    out[i] = a
-        return out
-
-    def put(self, i: int, values: np.ndarray, cpu_seconds: float | None = None) -> None:
-        with AtomicFile(self.path(i), checksum=False) as f:
-            with open(f.tmp, "wb") as fh:
-                np.save(fh, np.asarray(values, np.float64))
-        if cpu_seconds is not None:  # a line lost to a crash only loses the timing
-            with open(self.dir / "seconds.jsonl", "a") as fh:
-                fh.write(json.dumps({"flop": i, "cpu_s": round(float(cpu_seconds), 3)}) + "\n")
-
-    def seconds(self) -> dict[int, float]:
-        """The measured CPU seconds of the stored flops (the last line of each; a torn line
-        is skipped)."""
-        out: dict[int, float] = {}
-        path = self.dir / "seconds.jsonl"
-        if path.exists():
-            for line in path.read_text().splitlines():
-                try:
-                    rec = json.loads(line)
-                    out[int(rec["flop"])] = float(rec["cpu_s"])
-                except (ValueError, KeyError, TypeError):
-                    continue
-        return {i: t for i, t in out.items() if self.path(i).exists()}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -630,22 +568,32 @@ def stored_exact(ddir: Path, spec: str, tree: BettingTree) -> dict | None:
 
 
 def run_exact(ddir: Path, spec: str, workers: int = 0, scheduler: str | None = None,
-              progress: bool = True, deck: np.ndarray | None = None) -> ExactResult:
+              progress: bool = True, deck: np.ndarray | None = None,
+              progress_file: Path | None = None) -> ExactResult:
     """``evaluate SPEC --best-response exact``: both seats' exact best responses to the stored
     strategy ``spec``, the flops kept in ``strategies/NAME/evaluations/exact-br-*/`` as they
     finish (a run resumes there; a second one at the same time is refused), the result stored
-    as an evaluation (``FigureStore``, kind ``exact-best-response``, method ``exact``). ``workers``: local
-    processes (0: this one); ``scheduler``: ``local:N`` or ``tcp://HOST:PORT`` (Dask)."""
+    as an evaluation (``FigureStore``, kind ``exact-best-response``, method ``exact``).
+    ``workers``: local processes (0: this one); ``scheduler``: ``local:N`` or
+    ``tcp://HOST:PORT`` (Dask); ``progress_file``: a prefix (``solve.holdem.exact_store``) to
+    start from if it exists and covers more flops than the store's own (refused if it is of
+    another strategy's content), and where every prefix the run keeps is copied: a few hundred
+    KB that carry the run to another machine."""
     ddir = Path(ddir)
     pol, tree = load_policy(spec, ddir, {})
     name = spec_parts(spec)[0]
     deck = np.sort(np.asarray(FULL_DECK if deck is None else deck, np.int64))
     key = store_key(ddir, spec, tree, deck)
     figures = FigureStore(ddir / "strategies" / name / "evaluations")
-    store = FlopStore(FlopStore.folder(ddir / "strategies" / name / "evaluations", key), key)
+    content = content_digest(pol.weights, pol.buckets.lookup, tree.rules, deck)
+    store = FlopStore(FlopStore.folder(ddir / "strategies" / name / "evaluations", key), key,
+                      content=content, mirror=progress_file)
     source = StoredStrategy(str(ddir), spec)
-    with store.locked(), flop_mapper(source, deck, workers, scheduler) as mapper:
-        res = exact_best_response(tree, pol, deck, store=store, mapper=mapper,
-                                  progress=progress)
+    with store.locked():
+        if progress_file is not None and Path(progress_file).exists():
+            store.adopt(Path(progress_file), (2, 2, len(flop_entries(tree)), 1326))
+        with flop_mapper(source, deck, workers, scheduler) as mapper:
+            res = exact_best_response(tree, pol, deck, store=store, mapper=mapper,
+                                      progress=progress)
         figures.put({**key, "kind": "exact-best-response"}, res.as_dict())
     return res
