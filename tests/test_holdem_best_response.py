@@ -432,8 +432,10 @@ def test_cli_evaluate_best_response_exact(tmp_path, capsys, monkeypatch):
     (lbr,) = json.loads(capsys.readouterr().out)
     assert lbr["exact"] is False
     assert run("evaluate", "h", "--best-response", "exact") == 0
-    out = capsys.readouterr().out
+    first, out = capsys.readouterr().out.splitlines()  # where it starts from, the result
+    assert first.startswith("h: content sha256 ") and "0 flops summed" in first
     assert "exact best response" in out and "exploitability" in out
+    digest = first.split()[3]
     ev = tmp_path / "strategies" / "h" / "evaluations"
     (folder,) = ev.glob("exact-br-*")
     flops = sorted(folder.glob("flop*.npy"))
@@ -456,7 +458,8 @@ def test_cli_evaluate_best_response_exact(tmp_path, capsys, monkeypatch):
     carry = tmp_path / "carry.npz"
     assert run("evaluate", "h", "--best-response", "exact", "--workers", "1",
                "--progress-file", str(carry)) == 0
-    assert capsys.readouterr().out == out
+    first, again = capsys.readouterr().out.splitlines()
+    assert f"{len(flops) - 1} flop files kept" in first and again == out
     # another machine: the same solve again, resumed from the progress file alone
     other = tmp_path / "other"
     run2 = lambda *a: cli.main(["--data-dir", str(other), *a])  # noqa: E731
@@ -466,7 +469,10 @@ def test_cli_evaluate_best_response_exact(tmp_path, capsys, monkeypatch):
     capsys.readouterr()
     assert run2("evaluate", "h", "--best-response", "exact", "--progress-file",
                 str(carry)) == 0
-    assert capsys.readouterr().out == out  # the same bits
+    first, again = capsys.readouterr().out.splitlines()
+    assert first.split()[3] == digest  # the same strategy, solved again
+    assert f"{len(flops)} flops summed in the prefix, 0 flop files" in first
+    assert again == out  # the same bits
     assert not list((other / "strategies" / "h" / "evaluations").glob("exact-br-*/flop*"))
     assert run2("sql", progress, "--format", "json") == 0
     assert json.loads(capsys.readouterr().out)[0]["flops_stored"] == len(flops)

@@ -57,7 +57,7 @@ def run(args) -> int:
     spec = args.strategy if args.threshold is None else f"{args.strategy}~{args.threshold}"
     res = best_response.run_exact(args.data_dir, spec, workers=args.workers,
                                   scheduler=args.scheduler,
-                                  progress_file=args.progress_file)
+                                  progress_file=args.progress_file, report=print)
     d = res.as_dict()
     print(f"exact best response (every deal, {res.flops:,} canonical flops): exploitability "
           f"{res.exploitability_mbb:.3f} mbb/g [best response as seat 0: "

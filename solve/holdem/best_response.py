@@ -569,7 +569,8 @@ def stored_exact(ddir: Path, spec: str, tree: BettingTree) -> dict | None:
 
 def run_exact(ddir: Path, spec: str, workers: int = 0, scheduler: str | None = None,
               progress: bool = True, deck: np.ndarray | None = None,
-              progress_file: Path | None = None) -> ExactResult:
+              progress_file: Path | None = None,
+              report: Callable[[str], None] | None = None) -> ExactResult:
     """``evaluate SPEC --best-response exact``: both seats' exact best responses to the stored
     strategy ``spec``, the flops kept in ``strategies/NAME/evaluations/exact-br-*/`` as they
     finish (a run resumes there; a second one at the same time is refused), the result stored
@@ -578,7 +579,8 @@ def run_exact(ddir: Path, spec: str, workers: int = 0, scheduler: str | None = N
     ``tcp://HOST:PORT`` (Dask); ``progress_file``: a prefix (``solve.holdem.exact_store``) to
     start from if it exists and covers more flops than the store's own (refused if it is of
     another strategy's content), and where every prefix the run keeps is copied: a few hundred
-    KB that carry the run to another machine."""
+    KB that carry the run to another machine. ``report``: gets one line before the flops
+    (the content digest and the flops already done)."""
     ddir = Path(ddir)
     pol, tree = load_policy(spec, ddir, {})
     name = spec_parts(spec)[0]
@@ -590,8 +592,14 @@ def run_exact(ddir: Path, spec: str, workers: int = 0, scheduler: str | None = N
                       content=content, mirror=progress_file)
     source = StoredStrategy(str(ddir), spec)
     with store.locked():
+        shape = (2, 2, len(flop_entries(tree)), 1326)
         if progress_file is not None and Path(progress_file).exists():
-            store.adopt(Path(progress_file), (2, 2, len(flop_entries(tree)), 1326))
+            store.adopt(Path(progress_file), shape)
+        if report is not None:
+            pre = store.prefix(shape)
+            report(f"{spec}: content sha256 {content[:16]} (weights, bucket look-ups, rules, "
+                   f"deck); {pre[0] if pre else 0:,} flops summed in the prefix, "
+                   f"{len(list(store.dir.glob('flop*.npy'))):,} flop files kept")
         with flop_mapper(source, deck, workers, scheduler) as mapper:
             res = exact_best_response(tree, pol, deck, store=store, mapper=mapper,
                                       progress=progress)
