@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The exact best responses of the one-hour `pa` and `eb` strategies (issue 51), resumable on
+# any machine. In DATA (default ./data) it builds what is missing: the equity tables and the
+# 20/800/4800/28800 abstraction, then the strategy solved to the iterations one CPU hour of
+# the default solver bought on 2026-11-29 (110,508 for `pa`, 102,814 for `eb`: a Hold'em solve
+# is reproducible from its iteration count, so every machine gets the same bytes), then the
+# exact best response, started from bench/progress/NAME-exact.npz and kept there as it goes
+# (`--progress-file`: the flops summed so far, keyed by the strategy's content; commit it to
+# carry the run to the next machine). Stop it any time (Ctrl-C, kill): the same command resumes.
+#
+#     bash bench/exact_one_hour.sh [DATA] [pa|eb|both]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+D=${1:-data}
+WHICH=${2:-both}
+export MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=4294967296
+declare -A ITERATIONS=([pa]=110508 [eb]=102814)
+for m in pa eb; do
+    [[ $WHICH == both || $WHICH == "$m" ]] || continue
+    abs="holdem-$m-20-800-4800-28800"
+    run="$D/strategies/$m-1h"
+    if [[ ! -d $D/abstractions/$abs ]]; then
+        python cli.py --data-dir "$D" build-abstraction --buckets 20,800,4800,28800 --method "$m"
+    fi
+    if [[ ! -f $run/average.npy ]]; then
+        resume=()
+        [[ -f $run/checkpoint/state.json ]] && resume=(--resume)
+        NUMBA_NUM_THREADS=1 python cli.py --data-dir "$D" solve --game holdem --abstraction "$abs" \
+            --iterations "${ITERATIONS[$m]}" --checkpoint-minutes 30 --lbr-deals 0 --h2h-deals 1 \
+            --name "$m-1h" "${resume[@]}"
+    fi
+    NUMBA_NUM_THREADS=1 python cli.py --data-dir "$D" evaluate "$m-1h" --best-response exact \
+        --workers 2 --progress-file "bench/progress/$m-1h-exact.npz"
+done
