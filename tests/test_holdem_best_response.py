@@ -420,9 +420,13 @@ def test_cli_evaluate_best_response_exact(tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(BR, "FULL_DECK", DECK10)
     run = lambda *a: cli.main(["--data-dir", str(tmp_path), *a])  # noqa: E731
-    assert run("solve", "--game", "holdem", "--abstraction", "synthetic:3,6", "--max-bets",
-               "2", "--name", "h", "--iterations", "2000", "--sampler", "chance",
-               "--lbr-deals", "20", "--h2h-deals", "100") == 0
+
+    def solve(runner, name, iterations):
+        assert runner("solve", "--game", "holdem", "--abstraction", "synthetic:3,6",
+                      "--max-bets", "2", "--name", name, "--iterations", str(iterations),
+                      "--sampler", "chance", "--lbr-deals", "20", "--h2h-deals", "100") == 0
+
+    solve(run, "h", 2000)
     capsys.readouterr()
     # compare before the exact figure: LBR's bound, marked not exact and headed so
     assert run("compare", "--game", "holdem", "h", "--no-progress") == 0
@@ -463,9 +467,7 @@ def test_cli_evaluate_best_response_exact(tmp_path, capsys, monkeypatch):
     # another machine: the same solve again, resumed from the progress file alone
     other = tmp_path / "other"
     run2 = lambda *a: cli.main(["--data-dir", str(other), *a])  # noqa: E731
-    assert run2("solve", "--game", "holdem", "--abstraction", "synthetic:3,6", "--max-bets",
-                "2", "--name", "h", "--iterations", "2000", "--sampler", "chance",
-                "--lbr-deals", "20", "--h2h-deals", "100") == 0
+    solve(run2, "h", 2000)
     capsys.readouterr()
     assert run2("evaluate", "h", "--best-response", "exact", "--progress-file",
                 str(carry)) == 0
@@ -477,9 +479,7 @@ def test_cli_evaluate_best_response_exact(tmp_path, capsys, monkeypatch):
     assert run2("sql", progress, "--format", "json") == 0
     assert json.loads(capsys.readouterr().out)[0]["flops_stored"] == len(flops)
     # another strategy's progress is refused before any flop is walked
-    assert run2("solve", "--game", "holdem", "--abstraction", "synthetic:3,6", "--max-bets",
-                "2", "--name", "h2", "--iterations", "1000", "--sampler", "chance",
-                "--lbr-deals", "20", "--h2h-deals", "100") == 0
+    solve(run2, "h2", 1000)
     capsys.readouterr()
     assert run2("evaluate", "h2", "--best-response", "exact", "--progress-file",
                 str(carry)) == 2
