@@ -24,7 +24,9 @@ every flop in its suit-isomorphism class by renaming suits: only the canonical f
 one river card per orbit of its remaining symmetry (:func:`board_orbits`: 2,554,656 river
 boards per seat instead of 4,127,760). Each canonical flop is a unit of work whose result
 :class:`FlopStore` writes atomically as it completes, so a killed run resumes where it stopped
-(one run per store at a time: an exclusive lock).
+(one run per store at a time: an exclusive lock); the flops summed in order so far are kept as
+one small *prefix*, keyed by the strategy's content, that carries a run to another machine
+(``solve.holdem.exact_store``).
 
 The value of seat s's best response is the mean over every deal of its chips; the strategy's
 exploitability is the mean of the two seats' values (in mbb/g, as ``evaluate`` reports LBR),

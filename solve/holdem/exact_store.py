@@ -60,17 +60,21 @@ def content_digest(weights: np.ndarray, lookups, rules, deck: np.ndarray,
 
 class FlopStore:
     """Finished flops of one exact best response (see the module docstring); ``content``:
-    the :func:`content_digest` a prefix carries (default: ``key``'s hash, so a prefix is then
-    good for this folder only); ``mirror``: a file every prefix written here is copied to
-    (``--progress-file``)."""
+    the :func:`content_digest` a prefix carries and must carry to be read (None: a reader that
+    does not know it, e.g. a bench reading the times, takes the folder's prefix as it is, and
+    a prefix written then carries ``key``'s hash, good for this folder only); ``mirror``: a
+    file every prefix written here is copied to (``--progress-file``)."""
 
     def __init__(self, directory: Path, key: dict, content: str | None = None,
                  mirror: Path | None = None):
         self.dir = Path(directory)
         self.key = {**key, "br_version": BR_VERSION}
-        self.content = content or hashlib.sha256(
-            json.dumps(self.key, sort_keys=True).encode()).hexdigest()
+        self.content = content
         self.mirror = Path(mirror) if mirror is not None else None
+
+    def _content(self) -> str:
+        return self.content or hashlib.sha256(
+            json.dumps(self.key, sort_keys=True).encode()).hexdigest()
 
     @staticmethod
     def folder(parent: Path, key: dict) -> Path:
@@ -172,13 +176,15 @@ class FlopStore:
             meta, total, secs = self.read_prefix(self.dir / PREFIX)
         except ValueError:
             return None
-        if meta["content"] != self.content or (shape is not None and total.shape != shape):
+        if self.content is not None and meta["content"] != self.content:
+            return None
+        if shape is not None and total.shape != shape:
             return None
         return int(meta["flops"]), total, secs
 
     def put_prefix(self, k: int, n: int, total: np.ndarray, seconds: np.ndarray) -> None:
         """Keep the sum of flops ``0..k-1`` of ``n`` (atomically; then its mirror)."""
-        meta = json.dumps({"content": self.content, "flops": int(k), "of": int(n),
+        meta = json.dumps({"content": self._content(), "flops": int(k), "of": int(n),
                            "shape": list(total.shape)})
         with AtomicFile(self.dir / PREFIX, checksum=False) as f:
             with open(f.tmp, "wb") as fh:
@@ -201,9 +207,9 @@ class FlopStore:
             meta, total, secs = self.read_prefix(path)
         except ValueError as exc:
             raise UserError(str(exc)) from None
-        if meta["content"] != self.content:
+        if meta["content"] != self._content():
             raise UserError(f"{path} is the progress of another strategy or game (content "
-                            f"{meta['content'][:12]}, this one {self.content[:12]})")
+                            f"{meta['content'][:12]}, this one {self._content()[:12]})")
         if total.shape != shape:
             raise UserError(f"{path} holds vectors of shape {total.shape}, this best response "
                             f"{shape}")
