@@ -8,11 +8,17 @@
 # (`--progress-file`: the flops summed so far, keyed by the strategy's content; commit it to
 # carry the run to the next machine). Stop it any time (Ctrl-C, kill): the same command resumes.
 #
-#     bash bench/exact_one_hour.sh [DATA] [pa|eb|both]
+#     bash bench/exact_one_hour.sh [DATA] [pa|eb|both] [--no-exact]
+#
+# --no-exact stops after the solve: on a new machine, run `... DATA eb --no-exact` on one core
+# while `... DATA pa` solves on the other (a solve uses one), so both strategies are there
+# when the exact runs (two workers each) take both cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 D=${1:-data}
 WHICH=${2:-both}
+EXACT=1
+[[ ${3:-} == --no-exact ]] && EXACT=0
 export MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=4294967296
 declare -A ITERATIONS=([pa]=110508 [eb]=102814)
 for m in pa eb; do
@@ -29,6 +35,7 @@ for m in pa eb; do
             --iterations "${ITERATIONS[$m]}" --checkpoint-minutes 30 --lbr-deals 0 --h2h-deals 1 \
             --name "$m-1h" "${resume[@]}"
     fi
+    [[ $EXACT == 1 ]] || continue
     NUMBA_NUM_THREADS=1 python cli.py --data-dir "$D" evaluate "$m-1h" --best-response exact \
         --workers 2 --progress-file "bench/progress/$m-1h-exact.npz"
 done
