@@ -188,7 +188,7 @@ def verify_stored(tree, pol, e, later, store, tol) -> int:
     """Every flop a ``--whole-game`` run has finished so far, against its closed form."""
     flops = BR.canonical_flops(BR.FULL_DECK)
     reach = BR.preflop_reach(tree, pol, BR.FULL_DECK)
-    shape = (2, 2, len(BR.flop_entries(tree)), 1326)
+    shape = BR.values_shape(tree)
     done = store.load(len(flops), shape)
     worst = 0.0
     for i in sorted(done):

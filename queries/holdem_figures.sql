@@ -72,7 +72,7 @@ WITH k AS (
            CAST(regexp_extract(g.file, 'flop([0-9]+)\.npy$', 1) AS BIGINT) AS flop
     FROM glob('strategies/*/evaluations/exact-br-*/flop*.npy') AS g
 ), n AS (  -- the flops summed into the prefix, and those stored after it
-    SELECT k.folder, coalesce(any_value(p.flops), 0)
+    SELECT k.folder, coalesce(p.flops, 0)
                + count(f.flop) FILTER (WHERE f.flop >= coalesce(p.flops, 0)) AS flops
     FROM k
     LEFT JOIN p ON p.folder = k.folder

@@ -319,7 +319,7 @@ def test_a_prefix_carries_a_killed_run_to_another_store_bit_identical(small12, t
     monkey = pytest.MonkeyPatch()
     monkey.setattr(BR, "PREFIX_SECONDS", 0.0)  # keep every prefix: the test kills mid-way
     n = len(BR.canonical_flops(DECK12))
-    shape = (2, 2, len(BR.flop_entries(tree)), 1326)
+    shape = BR.values_shape(tree)
     a = BR.FlopStore(tmp_path / "a", {"kind": "test"}, content="c1",
                      mirror=tmp_path / "carry.npz")
 
@@ -360,6 +360,25 @@ def test_a_prefix_carries_a_killed_run_to_another_store_bit_identical(small12, t
     (tmp_path / "junk.npz").write_bytes(b"not a prefix")
     with pytest.raises(UserError, match="not an exact best response's progress"):
         c.adopt(tmp_path / "junk.npz", shape)
+    # forged files of the right content: counts out of range or of the wrong type, seconds of
+    # another length, an object array; each refused, the store's own prefix left as it was
+    with np.load(tmp_path / "carry.npz") as z:
+        good = {"meta": json.loads(str(z["meta"])), "total": z["total"], "seconds": z["seconds"]}
+    forged = [({"flops": -1}, {}), ({"flops": n + 1, "of": n}, {}), ({"flops": "2"}, {}),
+              ({"flops": True}, {}), ({}, {"seconds": np.zeros(n + 3)}),
+              ({}, {"total": good["total"].astype(np.float32)})]
+    for j, (meta, arrays) in enumerate(forged):
+        f = tmp_path / f"forged{j}.npz"
+        np.savez(f, meta=np.array(json.dumps({**good["meta"], **meta})),
+                 **{**{k: good[k] for k in ("total", "seconds")}, **arrays})
+        with pytest.raises(UserError, match="not an exact best response's progress"):
+            b.adopt(f, shape)
+    with open(tmp_path / "pickled.npz", "wb") as fh:
+        np.savez(fh, meta=np.array([{"flops": 1}], dtype=object), total=good["total"],
+                 seconds=good["seconds"])
+    with pytest.raises(UserError, match="not an exact best response's progress"):
+        b.adopt(tmp_path / "pickled.npz", shape)
+    assert b.prefix(shape)[0] == n  # the finished run's, untouched
 
 
 def test_content_digest_follows_the_bytes(small12):

@@ -142,6 +142,12 @@ def flop_entries(tree: BettingTree) -> np.ndarray:
     return n[first]
 
 
+def values_shape(tree: BettingTree) -> tuple[int, int, int, int]:
+    """The shape of a flop's result (:func:`flop_values`) and of their sum: (seat, best
+    response / own value, flop entry, hand)."""
+    return (2, 2, len(flop_entries(tree)), 1326)
+
+
 def _round0_nodes(tree: BettingTree) -> list[int]:
     """The preflop's nodes in pre-order (entries included, nothing below them)."""
     out, n = [], 0
@@ -262,7 +268,7 @@ def flop_values(tree: BettingTree, policy: Policy, flop, reach: np.ndarray,
     T = (tree.ntype, tree.player, tree.round, tree.nact, tree.code, tree.child, tree.size,
          tree.spent)
     kind, S, off, bk = policy.args()
-    out = np.zeros((2, 2, len(entries), 1326))
+    out = np.zeros(values_shape(tree))
     f = np.asarray(flop, np.int64)
     B.flop_values(f, entries, np.ascontiguousarray(reach), deck, dpa, dpb, dpi, T, kind, S,
                   off, bk, indexer_tables(), *probability_rows(tree), *segment_sizes(tree),
@@ -412,7 +418,7 @@ def exact_best_response(tree: BettingTree, policy: Policy, deck: np.ndarray = FU
         raise ValueError(f"a deal needs 9 cards; the deck has {len(deck)}")
     flops = canonical_flops(deck, isomorphism)
     reach = preflop_reach(tree, policy, deck)
-    shape = (2, 2, len(flop_entries(tree)), 1326)
+    shape = values_shape(tree)
     n = len(flops)
     k, total, secs = 0, np.zeros(shape), np.full(n, np.nan)
     if store is not None:
@@ -594,7 +600,7 @@ def run_exact(ddir: Path, spec: str, workers: int = 0, scheduler: str | None = N
                       content=content, mirror=progress_file)
     source = StoredStrategy(str(ddir), spec)
     with store.locked():
-        shape = (2, 2, len(flop_entries(tree)), 1326)
+        shape = values_shape(tree)
         if progress_file is not None and Path(progress_file).exists():
             store.adopt(Path(progress_file), shape)
         if report is not None:

@@ -165,7 +165,14 @@ class FlopStore:
                 total, secs = np.array(z["total"]), np.array(z["seconds"])
         except (OSError, KeyError, ValueError, json.JSONDecodeError, EOFError) as exc:
             raise ValueError(f"{path} is not an exact best response's progress ({exc})") from None
-        if not isinstance(meta, dict) or not {"content", "flops", "of"} <= set(meta):
+        bad = (not isinstance(meta, dict) or not {"content", "flops", "of"} <= set(meta)
+               or not isinstance(meta["content"], str)
+               or not all(isinstance(meta[x], int) and not isinstance(meta[x], bool)
+                          for x in ("flops", "of"))
+               or not 0 <= meta["flops"] <= meta["of"]
+               or total.dtype != np.float64 or secs.dtype != np.float64
+               or secs.shape != (meta["of"],))
+        if bad:
             raise ValueError(f"{path} is not an exact best response's progress")
         return meta, total, secs
 
@@ -180,10 +187,12 @@ class FlopStore:
             return None
         if shape is not None and total.shape != shape:
             return None
-        return int(meta["flops"]), total, secs
+        return meta["flops"], total, secs
 
-    def put_prefix(self, k: int, n: int, total: np.ndarray, seconds: np.ndarray) -> None:
-        """Keep the sum of flops ``0..k-1`` of ``n`` (atomically; then its mirror)."""
+    def put_prefix(self, k: int, n: int, total: np.ndarray, seconds: np.ndarray,
+                   mirror: bool = True) -> None:
+        """Keep the sum of flops ``0..k-1`` of ``n`` (atomically; then, with ``mirror``, its
+        mirror)."""
         meta = json.dumps({"content": self._content(), "flops": int(k), "of": int(n),
                            "shape": list(total.shape)})
         with AtomicFile(self.dir / PREFIX, checksum=False) as f:
@@ -192,7 +201,7 @@ class FlopStore:
                          seconds=np.asarray(seconds, np.float64))
         with AtomicFile(self.dir / PREFIX_JSON, checksum=False) as f:
             f.tmp.write_text(json.dumps({"flops": int(k), "of": int(n)}))
-        if self.mirror is not None:
+        if mirror and self.mirror is not None:
             with AtomicFile(self.mirror, checksum=False) as f:
                 shutil.copyfile(self.dir / PREFIX, f.tmp)
 
@@ -214,12 +223,8 @@ class FlopStore:
             raise UserError(f"{path} holds vectors of shape {total.shape}, this best response "
                             f"{shape}")
         own = self.prefix(shape)
-        k = int(meta["flops"])
-        if own is None or own[0] < k:
-            mirror, self.mirror = self.mirror, None  # do not copy the file onto itself
-            try:
-                self.put_prefix(k, int(meta["of"]), total, secs)
-            finally:
-                self.mirror = mirror
+        k = meta["flops"]
+        if own is None or own[0] < k:  # not copied back onto the file it came from
+            self.put_prefix(k, meta["of"], total, secs, mirror=False)
             return k
         return own[0]
