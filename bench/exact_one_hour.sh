@@ -12,7 +12,9 @@
 #
 # --no-exact stops after the solve: on a new machine, run `... DATA eb --no-exact` on one core
 # while `... DATA pa` solves on the other (a solve uses one), so both strategies are there
-# when the exact runs (two workers each) take both cores.
+# when the exact runs (two workers each) take both cores. WORKERS=1 (default 2) gives an exact
+# run one core, so both strategies' runs can share the two: `WORKERS=1 bash ... DATA pa` and
+# `WORKERS=1 bash ... DATA eb` side by side.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 D=${1:-data}
@@ -37,5 +39,5 @@ for m in pa eb; do
     fi
     [[ $EXACT == 1 ]] || continue
     NUMBA_NUM_THREADS=1 python cli.py --data-dir "$D" evaluate "$m-1h" --best-response exact \
-        --workers 2 --progress-file "bench/progress/$m-1h-exact.npz"
+        --workers "${WORKERS:-2}" --progress-file "bench/progress/$m-1h-exact.npz"
 done
