@@ -3,10 +3,10 @@
 
 ``evaluate NAME --lbr-boards 400`` and the comparison bench (``bench_holdem_methods.py``,
 ``evaluate --curve``) compute the same thing, ``solve.holdem.evaluate.board_lbr_values``, on
-different boards (``sample_boards`` with seed 8, and seed 2024 through ``curve.same_boards``),
+different boards (``sample_boards`` with seed 8, and seed 2024 through ``assess.same_boards``),
 and for the default one-hour `pa` strategy they disagreed by 2.8 standard errors. Here LBR is
 computed on ``--boards`` boards of one seed, in blocks of ``--block``, each kept in the run's
-``evaluations/`` as it finishes (``curve.stored_board_lbr``, with the strategy's identity), so
+``evaluations/`` as it finishes (``assess.stored_board_lbr``, with the strategy's identity), so
 the command resumes and can be extended; the first block is ``same_boards(block, seed)``, the
 very figures the comparison bench and ``--curve`` store for those boards (shared both ways).
 The report gives: each block's
@@ -27,13 +27,13 @@ from pathlib import Path
 import numpy as np
 
 from bench._common import excess_kurtosis
-from solve.holdem.curve import stored_board_lbr
+from solve.holdem.assess import stored_board_lbr
 from solve.holdem.evaluate import lbr_runouts, sample_boards, to_mbb
 from solve.holdem.run import load_policy
 
 
 def block_key(b: int, block: int, seed: int) -> dict:
-    """The stored figure's key of block ``b``: block 0 is ``curve.same_boards(block, seed)``'s
+    """The stored figure's key of block ``b``: block 0 is ``assess.same_boards(block, seed)``'s
     (the boards are drawn prefix-consistently), later ones say where they start."""
     key = {"boards": block, "seed": seed}
     return key if b == 0 else {**key, "first": b * block}

@@ -36,7 +36,7 @@ from schema.catalog import session_scope
 from schema.catalog_abstraction import Abstraction
 from schema.errors import UserError
 from schema.storage import AtomicFile
-from solve.holdem.curve import same_boards, stored_board_lbr
+from solve.holdem.assess import same_boards, stored_board_lbr
 from solve.holdem.evaluate import Policy, duplicate_match, lbr_estimates, to_mbb
 from solve.holdem.figures import FigureStore
 from solve.holdem.game import HoldemRules

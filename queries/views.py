@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 
 from etl.views import connect, create_table_views  # noqa: F401 (connect is re-exported)
 from schema.strategy import STRATEGIES_DIR
+from solve.holdem.figures import FIGURES_VERSION
 
 SQL_DIR = Path(__file__).resolve().parent
 
@@ -35,8 +36,8 @@ def create_views(data_dir: str | os.PathLike) -> tuple[list[str], list[str]]:
     with connect(data_dir) as con:
         made, notes = create_table_views(con, data_dir)
         notes += _strategy_rows(con, data_dir)
-        for view, (pattern, columns) in JSON_SOURCES.items():
-            _json_source(con, data_dir, view, pattern, columns)
+        for view, (pattern, columns, *where) in JSON_SOURCES.items():
+            _json_source(con, data_dir, view, pattern, columns, *where)
         # A file may use views of files later in name order: failed files are retried
         # while a pass makes progress.
         pending, failed = sorted(SQL_DIR.glob("*.sql")), []
@@ -101,8 +102,10 @@ def _strategy_rows(con: duckdb.DuckDBPyConnection, data_dir: Path) -> list[str]:
 
 
 #: Views over JSON files other stages keep (``view: (glob relative to the data directory,
-#: DuckDB column types)``), read by the ``.sql`` files; typed, so with no file yet the view
-#: exists and is empty rather than missing (``read_json`` fails on a glob matching nothing).
+#: DuckDB column types[, a condition on the rows])``), read by the ``.sql`` files; typed, so
+#: with no file yet the view exists and is empty rather than missing (``read_json`` fails on a
+#: glob matching nothing). A ``FigureStore`` figure of another ``FIGURES_VERSION`` means
+#: something else (it reads as absent in Python too), so those views keep only the current.
 JSON_SOURCES = {
     # every Texas Hold'em solve's checkpoint log (solve.holdem.run)
     "holdem_run_logs": (f"{STRATEGIES_DIR}/*/run.json", {
@@ -114,9 +117,16 @@ JSON_SOURCES = {
     # exact best responses (solve.holdem.best_response.run_exact, a FigureStore figure)
     "holdem_exact_figures": (f"{STRATEGIES_DIR}/*/evaluations/exact-best-response-*.json", {
         "key": "STRUCT(spec VARCHAR, strategy STRUCT(iterations BIGINT, weights VARCHAR), "
-               "deck BIGINT[])",
+               "deck BIGINT[], version BIGINT)",
         "value": "STRUCT(br_seat0_mbb DOUBLE, br_seat1_mbb DOUBLE, exploitability_mbb DOUBLE, "
-                 "value_mbb DOUBLE, flops BIGINT)"}),
+                 "value_mbb DOUBLE, flops BIGINT)"}, f"key.version = {FIGURES_VERSION}"),
+    # LBR's chips per board and seat over whole boards (solve.holdem.assess.stored_board_lbr:
+    # evaluate --lbr-boards, the curve, the methods comparison, bench_lbr_fulldeck), boards
+    # first, first + 1, ... of the seed's sample
+    "holdem_lbr_figures": (f"{STRATEGIES_DIR}/*/evaluations/lbr-*.json", {
+        "key": "STRUCT(iterations BIGINT, weights VARCHAR, boards BIGINT, seed BIGINT, "
+               "\"first\" BIGINT, tau VARCHAR, version BIGINT)",
+        "value": "DOUBLE[][]"}, f"key.version = {FIGURES_VERSION}"),
     # the exact best responses begun, finished or not (their flop folders' keys,
     # solve.holdem.best_response.FlopStore)
     "holdem_exact_keys": (f"{STRATEGIES_DIR}/*/evaluations/exact-br-*/key.json", {
@@ -129,13 +139,14 @@ JSON_SOURCES = {
 
 
 def _json_source(con: duckdb.DuckDBPyConnection, data_dir: Path, view: str, pattern: str,
-                 columns: dict[str, str]) -> None:
+                 columns: dict[str, str], where: str = "true") -> None:
     """``view`` over the JSON files matching ``pattern`` (with a ``filename`` column, relative
-    to the data directory), or an empty view of the same columns when there is none."""
+    to the data directory) whose rows meet ``where``, or an empty view of the same columns when
+    there is none."""
     if any(data_dir.glob(pattern)):
         spec = ", ".join(f"{k}: '{v}'" for k, v in columns.items())
         source = (f"SELECT * FROM read_json('{pattern}', filename = true, "
-                  f"union_by_name = true, columns = {{{spec}}})")
+                  f"union_by_name = true, columns = {{{spec}}}) WHERE {where}")
     else:
         cols = ", ".join(f"NULL::{v} AS {k}" for k, v in columns.items())
         source = f"SELECT {cols}, NULL::VARCHAR AS filename WHERE false"

@@ -11,7 +11,7 @@ import numpy as np
 
 import cli
 from queries import holdem_methods_eval
-from solve.holdem import curve
+from solve.holdem import assess, curve
 from solve.holdem.evaluate import duplicate_match
 
 
@@ -40,7 +40,7 @@ def test_comparison_resumes_from_its_cache(tmp_path, monkeypatch, capsys):
     def refuse(*_a, **_k):
         raise AssertionError("recomputed a stored figure")
 
-    monkeypatch.setattr(curve, "board_lbr_values", refuse)
+    monkeypatch.setattr(assess, "board_lbr_values", refuse)
     monkeypatch.setattr(holdem_methods_eval, "duplicate_match", refuse)
     monkeypatch.setattr(holdem_methods_eval, "strategy", refuse)
     assert bench.main(argv + ["--json", str(tmp_path / "two.json")]) == 0
@@ -80,13 +80,13 @@ def test_comparison_resumes_from_its_cache(tmp_path, monkeypatch, capsys):
                      "--iterations", "300", "--lbr-deals", "0", "--h2h-deals", "50",
                      "--seed", "1"]) == 0
     measured = []
-    real_lbr = curve.board_lbr_values
+    real_lbr = assess.board_lbr_values
 
     def counting(tree, pol, *a, **k):
         measured.append(pol.name)
         return real_lbr(tree, pol, *a, **k)
 
-    monkeypatch.setattr(curve, "board_lbr_values", counting)
+    monkeypatch.setattr(assess, "board_lbr_values", counting)
     assert bench.main(argv + ["--json", str(tmp_path / "three.json")]) == 0
     third = json.loads((tmp_path / "three.json").read_text())
     assert measured == ["c"]

@@ -164,7 +164,7 @@ def test_run_points_needs_an_evaluation(tmp_path):
 def test_a_second_curve_reads_the_kept_figures_and_a_changed_strategy_is_measured_again(
         runs, tmp_path, monkeypatch):
     import shutil
-    from solve.holdem import curve
+    from solve.holdem import assess, curve
     d = tmp_path / "copy"
     shutil.copytree(runs, d)
     shutil.rmtree(d / "strategies" / "a" / "evaluations", ignore_errors=True)
@@ -177,7 +177,7 @@ def test_a_second_curve_reads_the_kept_figures_and_a_changed_strategy_is_measure
     def fail(*args, **kwargs):
         raise AssertionError("measured again")
 
-    monkeypatch.setattr(curve, "board_lbr_values", fail)
+    monkeypatch.setattr(assess, "board_lbr_values", fail)  # stored_board_lbr's
     monkeypatch.setattr(curve, "duplicate_match", fail)
     assert convergence(d, ["a"], reference="b", h2h_deals=30, lbr_boards=4, lbr_seed=3)[1] == first
     with pytest.raises(AssertionError, match="measured again"):  # other boards: not kept

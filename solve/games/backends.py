@@ -29,7 +29,8 @@ from solve.games.draw27 import draw27, draw27_sequence_form
 from solve.games.limit_tree import limit_tree
 from solve.games.rules import LimitPokerRules
 from solve.games.tree import sequence_form
-from solve.holdem.run import HoldemSolveOptions, evaluate_run, load_policy, solve_holdem
+from solve.holdem.assess import evaluate_run
+from solve.holdem.run import HoldemSolveOptions, load_policy, solve_holdem
 from solve.loop import check_stop_args
 from solve.runs import NAME_PATTERN, check_catalog
 from solve.table import read_strategy, table_head, table_training_counts, training_lines

@@ -8,5 +8,6 @@
   whole board.
 - :mod:`.table`: a solved strategy as a strategy table.
 - :mod:`.run`: a solve run (checkpoints, stop rules, storage) and the policy loader.
+- :mod:`.assess`: ``evaluate`` of a stored strategy, and the LBR figures kept beside it.
 - :mod:`._kernels`: their numba kernels (per deal); :mod:`._vector_kernels` (per board).
 """

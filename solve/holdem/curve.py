@@ -27,19 +27,18 @@ from __future__ import annotations
 
 from dataclasses import astuple
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
 from schema.errors import UserError
 from schema.progress import progress_bar
 from schema.storage import AtomicFile
+from solve.holdem.assess import same_boards, stored_board_lbr
 from solve.holdem.best_response import stored_exact
-from solve.holdem.evaluate import (Estimate, Policy, board_lbr_values, duplicate_match,
-                                   lbr_estimates, lbr_runouts, sample_boards, to_mbb)
+from solve.holdem.evaluate import Estimate, Policy, duplicate_match, lbr_estimates, to_mbb
 from solve.holdem.figures import FigureStore, file_identity
 from solve.holdem.run import (load_policy, run_record, spec_parts, stored_iterations,
-                              strategy_identity, weights_path)
+                              weights_path)
 
 #: (key of the logged figures, panel title)
 MEASURES = (("lbr", "LBR lower bound on exploitability"), ("vs_always_call", "vs always-call"),
@@ -116,30 +115,6 @@ def convergence(ddir: Path, runs: list[str], reference: str | None = None,
             _evaluate_run(ddir, r, points, (ref, ref_tree), (base, it, tau, ref_it), h2h_deals,
                           seed, lbr, bar, cache, ref_id)
     return ref_name, curves
-
-
-def same_boards(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, dict]:
-    """(boards, deck orders, their part of a key) of an LBR bound over ``n`` boards of
-    ``seed`` (:func:`solve.holdem.evaluate.board_lbr`'s), for :func:`stored_board_lbr`."""
-    return sample_boards(n, seed), lbr_runouts(n, seed), {"boards": n, "seed": seed}
-
-
-def stored_board_lbr(ddir: Path, spec: str, boards: np.ndarray, perms: np.ndarray, key: dict,
-                     load: Callable[[], tuple]) -> np.ndarray:
-    """(boards, 2): LBR's chips per board and seat against the stored strategy ``spec``
-    (``NAME[@ITERATIONS][~TAU]``) on ``boards`` with the deck orders ``perms``
-    (``board_lbr_values``; ``load()`` gives the (tree, policy), called only when the values
-    are not stored yet). They are kept in the run's ``evaluations/`` under ``key`` (the
-    boards' and seeds' part; :func:`same_boards` gives all three) with the strategy's
-    ``strategy_identity``: the curve's points and the comparison's rows
-    (``bench/bench_holdem_methods.py``) share them, and two strategies' values on the same
-    boards can be paired."""
-    name, _, tau = spec_parts(spec)
-    full = {"kind": "lbr", **strategy_identity(ddir, spec), **key}
-    if tau is not None:
-        full["tau"] = tau
-    return np.asarray(FigureStore(ddir / "strategies" / name / "evaluations").fetch(
-        full, lambda: board_lbr_values(*load(), boards, perms).tolist()))
 
 
 def _evaluate_run(ddir: Path, r: str, points: list[dict], ref: tuple, ref_key: tuple,

@@ -18,7 +18,6 @@ from schema.errors import ParameterError, UserError
 from schema.listing import human_bytes
 from schema.interrupt import deferred_stop
 from schema.progress import progress_bar
-from schema.strategy import BARELY_TRAINED
 from solve.abstractions import built_at, refuse_stale_checkpoint
 from solve.holdem.buckets import load_buckets, synthetic_buckets
 from solve.holdem.cfr import HoldemCFR, _atomic_npy
@@ -29,7 +28,7 @@ from solve.holdem.evaluate import (Policy, board_lbr, duplicate_match, local_bes
 from solve.holdem.figures import file_identity
 from solve.holdem.game import HoldemRules, build_tree
 from solve.holdem.threshold import threshold
-from solve.holdem.table import training_counts, write_strategy_table
+from solve.holdem.table import write_strategy_table
 from solve.loop import check_at_least, check_positive_finite
 from solve.runs import NAME_PATTERN as _NAME
 from solve.runs import check_catalog, record_run
@@ -573,67 +572,3 @@ def load_policy(spec: str, ddir: Path, tree_cache: dict):
         pol = Policy.table(spec, tree, buckets,
                            threshold(tree, buckets.n_buckets, pol.weights, tau))
     return pol, tree
-
-
-#: The most deals or boards an evaluation samples: they are drawn up front (9 bytes a deal,
-#: so at most about 1 GB), and 10^8 is already days of LBR or head-to-head.
-MAX_SAMPLES = 10 ** 8
-
-
-def evaluate_run(path: Path, data_dir: Path, lbr_boards: int | None, lbr_deals: int | None,
-                 h2h_deals: int | None, tau: str | None, report) -> None:
-    """``evaluate`` of a Hold'em strategy: its training (:func:`training_report`), then the
-    LBR bound and duplicate results against the baselines, over the numbers of deals
-    (boards) given, else those its solve run used (fresh seeds); with ``tau``, of the
-    strategy thresholded at ``tau`` (``load_policy``'s ``~TAU``). Each line goes to ``report``."""
-    check_at_least(0, lbr_boards=lbr_boards, lbr_deals=lbr_deals)
-    check_at_least(2, h2h_deals=h2h_deals)
-    for name, v in (("lbr_boards", lbr_boards), ("lbr_deals", lbr_deals),
-                    ("h2h_deals", h2h_deals)):
-        if v is not None and v > MAX_SAMPLES:  # before any evaluation runs
-            raise ParameterError(f"`{name}` must be at most {MAX_SAMPLES:,}, got {v:,}")
-    ddir = Path(data_dir)
-    name = path.parent.name
-    cache: dict = {}
-    pol, tree = load_policy(name if tau is None else f"{name}~{tau}", ddir, cache)
-    raw = pol if tau is None else load_policy(name, ddir, cache)[0]
-    for line in training_report(tree, raw):
-        report(line)
-    meta = json.loads((ddir / "strategies" / name / "run.json").read_text())
-    h2h = h2h_deals if h2h_deals is not None else max(int(meta.get("h2h_deals", 20000)), 2)
-    n_lbr = lbr_deals if lbr_deals is not None else int(meta.get("lbr_deals", 2000))
-    boards = lbr_boards if lbr_boards is not None else int(meta.get("lbr_boards", 0))
-    for b in (Policy.always_call, Policy.always_raise):
-        opp = b(tree, pol.buckets)
-        report(f"vs {opp.name}: {duplicate_match(tree, pol, opp, h2h, seed=7)}")
-    lbr = lbr_estimate(tree, pol, n_lbr, boards, seed=8)
-    if lbr is not None:
-        (lbr, s0, s1), unit = lbr
-        report(f"local best response (lower bound on exploitability): {lbr} over {unit} "
-               f"[as small blind: {s0.mean:+.1f}, as big blind: {s1.mean:+.1f}]")
-
-
-def training_report(tree, pol) -> list[str]:
-    """Lines of ``evaluate``: per round (from 1) and seat, the information sets the solver never
-    trained (average-strategy weight 0, or an average still exactly the uniform strategy every
-    information set starts at: the table holds the uniform default there,
-    ``schema.strategy``) and barely trained (``schema.strategy.BARELY_TRAINED`` of the round's
-    mean weight)."""
-    rows = training_counts(tree, pol.buckets, pol.weights, pol.offset)
-    lines = [f"information sets never trained (weight 0, or an average still at the uniform "
-             f"start) / barely trained (weight below {BARELY_TRAINED:g} x the round's mean) of "
-             f"{pol.name}:"]
-
-    def line(head, rs):
-        uni = sum(r["uniform start"] for r in rs)
-        return (f"  {head}: {sum(r['never trained'] for r in rs):,} never trained, "
-                f"{sum(r['barely trained'] for r in rs):,} barely trained, of "
-                f"{sum(r['infosets'] for r in rs):,}"
-                + (f" ({uni:,} of them hold weight, their average still the uniform start)"
-                   if uni else ""))
-
-    for r in rows:
-        lines.append(line(f"round {r['round']} {r['seat']}", [r]))
-    for rnd in sorted({r["round"] for r in rows}):
-        lines.append(line(f"round {rnd}", [r for r in rows if r["round"] == rnd]))
-    return lines
