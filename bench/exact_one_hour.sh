@@ -7,6 +7,9 @@
 # exact best response, started from bench/progress/NAME-exact.npz and kept there as it goes
 # (`--progress-file`: the flops summed so far, keyed by the strategy's content; commit it to
 # carry the run to the next machine). Stop it any time (Ctrl-C, kill): the same command resumes.
+# When a strategy's exact run is done, its LBR bound beside it: `evaluate`'s 400 boards and the
+# 2,000 boards of bench/bench_lbr_fulldeck.py (both kept in the run's evaluations/, so a second
+# pass reads them back), then the SQL row that puts the two side by side, per seat.
 #
 #     bash bench/exact_one_hour.sh [DATA] [pa|eb|both] [--no-exact]
 #
@@ -40,4 +43,11 @@ for m in pa eb; do
     [[ $EXACT == 1 ]] || continue
     NUMBA_NUM_THREADS=1 python cli.py --data-dir "$D" evaluate "$m-1h" --best-response exact \
         --workers "${WORKERS:-2}" --progress-file "bench/progress/$m-1h-exact.npz"
+    NUMBA_NUM_THREADS=1 python cli.py --data-dir "$D" evaluate "$m-1h" --lbr-boards 400 \
+        --h2h-deals 2
+    NUMBA_NUM_THREADS=1 python -m bench.bench_lbr_fulldeck --data-dir "$D" --strategy "$m-1h" \
+        --boards 2000
+    python cli.py --data-dir "$D" sql "SELECT spec, exploitability_mbb, lbr_mbb, lbr_half_width_mbb, \
+        lbr_boards, exact_minus_lbr_mbb, exact_minus_lbr_small_blind_mbb, \
+        exact_minus_lbr_big_blind_mbb FROM holdem_exact_best_response WHERE strategy = '$m-1h'"
 done
