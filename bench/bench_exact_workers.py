@@ -9,7 +9,7 @@ Reads the seconds ``evaluate NAME --best-response exact`` keeps beside each stor
 (``FlopStore.seconds``: the CPU time of the worker that walked it, under whatever else shared
 the machine). Flops not yet walked, or walked before the seconds were kept, are given the
 measured flops' CPU seconds per river board times their own river boards
-(``bench_holdem_best_response.river_boards_per_flop``: 744 to 2,352 per flop). The tasks are
+(``bench_holdem_best_response.river_boards_per_flop``: 675 to 2,352 per flop). The tasks are
 then placed longest first on the least loaded of W workers (LPT, what a greedy scheduler
 does given the largest tasks first; within 4/3 of the best placement) and the longest
 worker's load is the projected wall time, against the ideal total / W.

@@ -148,17 +148,9 @@ def _takes_orbits(module) -> bool:
 
 
 def river_boards_per_flop() -> np.ndarray:
-    """River boards walked per seat under each of the 1,755 canonical flops (the count depends
-    only on the flop's pattern of equal ranks and suits, so one flop per pattern is counted)."""
-    out, memo = [], {}
-    for f in BR.canonical_flops():
-        ranks = {r: i for i, r in enumerate(dict.fromkeys(c // 4 for c in f.cards))}
-        suits = {s: i for i, s in enumerate(dict.fromkeys(c % 4 for c in f.cards))}
-        key = tuple((ranks[c // 4], suits[c % 4]) for c in f.cards)
-        if key not in memo:
-            memo[key] = len(BR.board_orbits(f.cards)[5])
-        out.append(memo[key])
-    return np.array(out, np.int64)
+    """River boards walked per seat under each of the 1,755 canonical flops
+    (``best_response.river_boards_per_flop``)."""
+    return BR.river_boards_per_flop(BR.canonical_flops())
 
 
 def river_boards() -> int:

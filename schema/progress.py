@@ -54,16 +54,17 @@ def mode(file=None) -> str:
 
 def progress_bar(iterable=None, *, total=None, desc: str = "", unit: str = "it", initial=0,
                  disable: bool = False, file=None, interval: float | None = None,
-                 log_each: bool = False, **kwargs):
+                 log_each: bool = False, postfix: dict | None = None, **kwargs):
     """A tqdm bar or a :class:`LogProgress` (see module docstring), same interface.
     ``log_each``: when logging, a line for every update (e.g. one per ETL partition) rather
-    than at most one per ``interval``."""
+    than at most one per ``interval``. ``postfix``: shown from the first line on (then
+    ``set_postfix``)."""
     m = mode(file)
     if m == "bar":
         return tqdm(iterable, total=total, desc=desc, unit=unit, initial=initial,
-                    disable=disable, file=file, **kwargs)
+                    disable=disable, file=file, postfix=postfix, **kwargs)
     return LogProgress(iterable, total=total, desc=desc, unit=unit, initial=initial,
-                       disable=disable or m == "off", file=file,
+                       disable=disable or m == "off", file=file, postfix=postfix,
                        interval=0.0 if log_each else
                        (LOG_INTERVAL if interval is None else interval))
 
@@ -73,7 +74,8 @@ class LogProgress:
     ``total``, iteration, context manager), written as timestamped lines."""
 
     def __init__(self, iterable=None, *, total=None, desc: str = "", unit: str = "it",
-                 initial=0, disable: bool = False, file=None, interval: float = LOG_INTERVAL):
+                 initial=0, disable: bool = False, file=None, interval: float = LOG_INTERVAL,
+                 postfix: dict | None = None):
         self.iterable = iterable
         if total is None and iterable is not None and hasattr(iterable, "__len__"):
             total = len(iterable)
@@ -83,6 +85,8 @@ class LogProgress:
         self.file = file
         self.interval = interval
         self.postfix = ""
+        if postfix:
+            self.set_postfix(postfix)
         self._t0 = time.monotonic()
         self._last = self._t0
         self._closed = False

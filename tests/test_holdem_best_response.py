@@ -311,6 +311,46 @@ def test_a_killed_run_resumes_bit_identical(small12, tmp_path):
         assert BR.exact_best_response(tree, pol, DECK12, store=store, mapper=dying) == full
 
 
+def test_progress_counts_river_boards_and_flops(small12, tmp_path, capsys):
+    """A run's progress (and so its ETA) is counted in river boards, each flop's work
+    (``river_boards_per_flop``: its turn and river orbits), with the flops beside; a resumed
+    run starts from the boards of the flops it kept."""
+    from schema.progress import force_mode
+    tree, pol, full = small12
+    flops = BR.canonical_flops(DECK12)
+    work = BR.river_boards_per_flop(flops, DECK12)
+    assert len(work) == len(flops) and work.min() >= 1
+    assert list(work[:3]) == [len(BR.board_orbits(f.cards, DECK12)[5]) for f in flops[:3]]
+    on_full = BR.river_boards_per_flop(BR.canonical_flops())  # by pattern: as walked one by one
+    assert on_full.sum() == 2_554_656 and (on_full.min(), on_full.max()) == (675, 2352)
+    for i in (0, 1, 500, 1754):
+        assert on_full[i] == len(BR.board_orbits(BR.canonical_flops()[i].cards)[5])
+    store = BR.FlopStore(tmp_path / "br", {"kind": "test"})
+
+    def two(items, reach):  # stopped after two flops
+        for j, (i, f) in enumerate(items):
+            if j == 2:
+                raise KeyboardInterrupt
+            yield i, BR.flop_values(tree, pol, f.cards, reach, DECK12), None
+
+    force_mode("log")
+    try:
+        with store.locked(), pytest.raises(KeyboardInterrupt):
+            BR.exact_best_response(tree, pol, DECK12, store=store, mapper=two, progress=True)
+        capsys.readouterr()
+        with store.locked():
+            assert BR.exact_best_response(tree, pol, DECK12, store=store,
+                                          progress=True) == full
+    finally:
+        force_mode(None)
+    lines = [x for x in capsys.readouterr().err.splitlines() if "exact best response" in x]
+    total, n = int(work.sum()), len(flops)
+    assert f"exact best response: {int(work[:2].sum()):,}/{total:,} river board" in lines[0]
+    assert f"flops=2/{n}" in lines[0]
+    assert f"{total:,}/{total:,} river board (100.0%)" in lines[-1]
+    assert f"flops={n}/{n}" in lines[-1]
+
+
 def test_a_prefix_carries_a_killed_run_to_another_store_bit_identical(small12, tmp_path):
     """The prefix (the flops summed in order so far) is kept as the run goes, also when it is
     killed; copied to an empty store of the same content, the run resumes from it alone and
