@@ -11,6 +11,7 @@ from etl._eval_kernels import eval7
 from etl.isomorphism import HandIndexer
 from holdem_small import DECK10, every_board, small_buckets, small_buckets_imperfect
 from schema.errors import UserError
+from schema.progress import force_mode
 from solve.holdem import best_response as BR
 from solve.holdem.buckets import HoldemBuckets
 from solve.holdem.cfr import HoldemCFR
@@ -315,7 +316,6 @@ def test_progress_counts_river_boards_and_flops(small12, tmp_path, capsys):
     """A run's progress (and so its ETA) is counted in river boards, each flop's work
     (``river_boards_per_flop``: its turn and river orbits), with the flops beside; a resumed
     run starts from the boards of the flops it kept."""
-    from schema.progress import force_mode
     tree, pol, full = small12
     flops = BR.canonical_flops(DECK12)
     work = BR.river_boards_per_flop(flops, DECK12)
@@ -337,7 +337,8 @@ def test_progress_counts_river_boards_and_flops(small12, tmp_path, capsys):
     try:
         with store.locked(), pytest.raises(KeyboardInterrupt):
             BR.exact_best_response(tree, pol, DECK12, store=store, mapper=two, progress=True)
-        capsys.readouterr()
+        stopped = [x for x in capsys.readouterr().err.splitlines() if "exact best response" in x]
+        assert stopped[-1].endswith("[stopped]") and f"flops=2/{len(flops)}" in stopped[-1]
         with store.locked():
             assert BR.exact_best_response(tree, pol, DECK12, store=store,
                                           progress=True) == full
@@ -345,6 +346,7 @@ def test_progress_counts_river_boards_and_flops(small12, tmp_path, capsys):
         force_mode(None)
     lines = [x for x in capsys.readouterr().err.splitlines() if "exact best response" in x]
     total, n = int(work.sum()), len(flops)
+    assert lines[-1].endswith("[done]")
     assert f"exact best response: {int(work[:2].sum()):,}/{total:,} river board" in lines[0]
     assert f"flops=2/{n}" in lines[0]
     assert f"{total:,}/{total:,} river board (100.0%)" in lines[-1]

@@ -461,7 +461,7 @@ def exact_best_response(tree: BettingTree, policy: Policy, deck: np.ndarray = FU
     bar = progress_bar(total=int(work.sum()),
                        initial=int(work[:k].sum()) + int(sum(work[i] for i in done)),
                        desc="exact best response", unit="river board", disable=not progress,
-                       postfix={"flops": f"{finished}/{n}"})
+                       postfix={"flops": f"{finished:,}/{n:,}"})
     kept = k
 
     def advance() -> None:  # the flops are added in one order, whatever order they finish in
@@ -478,20 +478,20 @@ def exact_best_response(tree: BettingTree, policy: Policy, deck: np.ndarray = FU
 
     last = time.monotonic()
     try:
-        advance()
-        for i, values, cpu in mapper([(i, flops[i]) for i in todo], reach):
-            if store is not None:
-                store.put(i, values, cpu)
-            done[i] = values
-            if cpu is not None:
-                secs[i] = cpu
+        with bar:  # its last line says "stopped" when the run is interrupted
             advance()
-            keep_prefix(PREFIX_SECONDS)
-            finished += 1
-            bar.set_postfix(flops=f"{finished}/{n}")
-            bar.update(int(work[i]))
+            for i, values, cpu in mapper([(i, flops[i]) for i in todo], reach):
+                if store is not None:
+                    store.put(i, values, cpu)
+                done[i] = values
+                if cpu is not None:
+                    secs[i] = cpu
+                advance()
+                keep_prefix(PREFIX_SECONDS)
+                finished += 1
+                bar.set_postfix(flops=f"{finished:,}/{n:,}")
+                bar.update(int(work[i]))
     finally:
-        bar.close()
         keep_prefix(0.0)  # also when interrupted: the prefix reached so far
     return finish(tree, policy, total, deck, len(flops))
 
