@@ -321,10 +321,11 @@ def test_progress_counts_river_boards_and_flops(small12, tmp_path, capsys):
     work = BR.river_boards_per_flop(flops, DECK12)
     assert len(work) == len(flops) and work.min() >= 1
     assert list(work[:3]) == [len(BR.board_orbits(f.cards, DECK12)[5]) for f in flops[:3]]
-    on_full = BR.river_boards_per_flop(BR.canonical_flops())  # by pattern: as walked one by one
+    every = BR.canonical_flops()
+    on_full = BR.river_boards_per_flop(every)  # by pattern: as walked one by one
     assert on_full.sum() == 2_554_656 and (on_full.min(), on_full.max()) == (675, 2352)
     for i in (0, 1, 500, 1754):
-        assert on_full[i] == len(BR.board_orbits(BR.canonical_flops()[i].cards)[5])
+        assert on_full[i] == len(BR.board_orbits(every[i].cards)[5])
     store = BR.FlopStore(tmp_path / "br", {"kind": "test"})
 
     def two(items, reach):  # stopped after two flops
