@@ -25,9 +25,9 @@ import numpy as np
 from schema.errors import ParameterError
 from schema.strategy import BARELY_TRAINED
 from solve.holdem.evaluate import (Policy, board_lbr_values, duplicate_match, lbr_estimates,
-                                   lbr_runouts, local_best_response, sample_boards)
+                                   lbr_runouts, sample_boards)
 from solve.holdem.figures import FigureStore
-from solve.holdem.run import load_policy, spec_parts, strategy_identity
+from solve.holdem.run import lbr_estimate, load_policy, spec_parts, strategy_identity
 from solve.holdem.table import training_counts
 from solve.loop import check_at_least
 
@@ -92,14 +92,15 @@ def evaluate_run(path: Path, data_dir: Path, lbr_boards: int | None, lbr_deals: 
     for b in (Policy.always_call, Policy.always_raise):
         opp = b(tree, pol.buckets)
         report(f"vs {opp.name}: {duplicate_match(tree, pol, opp, h2h, seed=MATCH_SEED)}")
-    if boards:
+    if boards:  # kept; over deals (or none) as the solve's own checkpoints do
         values = stored_board_lbr(ddir, spec, *same_boards(boards, LBR_SEED),
                                   lambda: (tree, pol))
-        (lbr, s0, s1), unit = lbr_estimates(values, tree.rules.big_blind), "boards"
-    elif n_lbr:
-        (lbr, s0, s1), unit = local_best_response(tree, pol, n_lbr, seed=LBR_SEED), "deals"
+        got = lbr_estimates(values, tree.rules.big_blind), "boards"
     else:
+        got = lbr_estimate(tree, pol, n_lbr, 0, seed=LBR_SEED)
+    if got is None:
         return
+    (lbr, s0, s1), unit = got
     report(f"local best response (lower bound on exploitability): {lbr} over {unit} "
            f"[as small blind: {s0.mean:+.1f}, as big blind: {s1.mean:+.1f}]")
 
