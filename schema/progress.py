@@ -7,7 +7,8 @@ when stderr is a terminal, else a :class:`LogProgress` that writes lines like
     2026-11-24T05:40:00Z toy: 5/12 part (41.7%), 2.1 part/s, ETA 3 s
 
 when it starts, at most once every ``interval`` seconds (default 60) while it runs, and when it
-ends -- the same information, no control characters. :func:`force_mode` forces a mode
+ends -- the same information, no control characters. Their rate and ETA are over the last
+quarter of an hour or so (``RATE_WINDOW``), as tqdm's bar smooths its own. :func:`force_mode` forces a mode
 (``bar``, ``log`` or ``off``: nothing); the command line forces the one its
 ``POKER_PROGRESS`` environment variable names, and ``off`` with ``--quiet``.
 """
@@ -17,10 +18,15 @@ from __future__ import annotations
 import datetime as dt
 import sys
 import time
+from collections import deque
 
 from tqdm import tqdm
 
 LOG_INTERVAL = 60.0  # seconds between lines when logging
+#: a logged rate (and so the ETA) is the work done over about the last this many seconds, not
+#: since the start: a run of hours that was paused, or shared the machine for a while, would
+#: otherwise show a stale ETA for hours after
+RATE_WINDOW = 900.0
 
 
 MODES = ("bar", "log", "off")
@@ -89,6 +95,9 @@ class LogProgress:
             self.set_postfix(postfix)
         self._t0 = time.monotonic()
         self._last = self._t0
+        # (time, n) marks at least RATE_WINDOW / 30 apart; the first is the newest one at
+        # least RATE_WINDOW old (or the start): the base of the rate
+        self._marks = deque([(self._t0, self.n)])
         self._closed = False
         self._line("started")
 
@@ -107,6 +116,10 @@ class LogProgress:
     def update(self, n=1) -> None:
         self.n += n
         now = time.monotonic()
+        if now - self._marks[-1][0] >= RATE_WINDOW / 30:
+            self._marks.append((now, self.n))
+            while len(self._marks) > 1 and now - self._marks[1][0] >= RATE_WINDOW:
+                self._marks.popleft()
         if now - self._last >= self.interval:
             self._last = now
             self._line()
@@ -136,9 +149,10 @@ class LogProgress:
     def _line(self, state: str = "") -> None:
         if self.disable:
             return
-        elapsed = time.monotonic() - self._t0
-        done = self.n - self._start
-        rate = done / elapsed if elapsed > 0 else 0.0
+        now = time.monotonic()
+        elapsed = now - self._t0
+        t0, n0 = self._marks[0]
+        rate = (self.n - n0) / (now - t0) if now > t0 else 0.0
         count = f"{self.n:,}" + (f"/{self.total:,}" if self.total else "") + f" {self.unit}"
         if self.total:
             count += f" ({100.0 * self.n / self.total:.1f}%)"

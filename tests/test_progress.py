@@ -52,6 +52,28 @@ def test_log_progress_says_stopped_when_its_block_raises():
     assert last.endswith("[stopped]") and "4/10" in last and "ETA" not in last
 
 
+def test_log_progress_rate_and_eta_are_recent(monkeypatch):
+    """A run that went slowly for an hour (paused, or sharing the machine), then at its usual
+    pace for twenty minutes, shows that pace and the ETA it gives, not the average since the
+    start."""
+    clock = [1000.0]
+    monkeypatch.setattr(progress.time, "monotonic", lambda: clock[0])
+    out = io.StringIO()
+    bar = LogProgress(total=100_000, desc="x", unit="board", file=out, interval=60.0)
+    for _ in range(60):  # an hour at 1 board/s
+        clock[0] += 60.0
+        bar.update(60)
+    for _ in range(20):  # then 20 minutes at 10 boards/s
+        clock[0] += 60.0
+        bar.update(600)
+    last = out.getvalue().splitlines()[-1]
+    done = 3600 + 12_000
+    assert f"{done:,}/100,000 board" in last and "1 h 20 min elapsed" in last
+    assert "10 board/s" in last, last  # the last 15 minutes, not 3.25 boards/s since the start
+    assert f"ETA {(100_000 - done) // 10 // 3600} h" in last
+    assert len(bar._marks) <= 32
+
+
 def test_modes(monkeypatch):
     monkeypatch.setattr(progress, "_forced", None)  # restored after the test
     progress.force_mode("off")
