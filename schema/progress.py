@@ -8,8 +8,8 @@ when stderr is a terminal, else a :class:`LogProgress` that writes lines like
 
 when it starts, at most once every ``interval`` seconds (default 60) while it runs, and when it
 ends -- the same information, no control characters. Their rate and ETA are over the last
-quarter of an hour or so (``RATE_WINDOW``), as tqdm's bar smooths its own. :func:`force_mode` forces a mode
-(``bar``, ``log`` or ``off``: nothing); the command line forces the one its
+quarter of an hour or so (``RATE_WINDOW``), as tqdm's bar smooths its own. :func:`force_mode`
+forces a mode (``bar``, ``log`` or ``off``: nothing); the command line forces the one its
 ``POKER_PROGRESS`` environment variable names, and ``off`` with ``--quiet``.
 """
 
@@ -86,7 +86,7 @@ class LogProgress:
         if total is None and iterable is not None and hasattr(iterable, "__len__"):
             total = len(iterable)
         self.total, self.desc, self.unit = total, desc, unit
-        self.n = self._start = initial
+        self.n = initial
         self.disable = disable
         self.file = file
         self.interval = interval

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 from schema import progress
 from schema.progress import LogProgress, progress_bar
@@ -56,8 +57,8 @@ def test_log_progress_rate_and_eta_are_recent(monkeypatch):
     """A run that went slowly for an hour (paused, or sharing the machine), then at its usual
     pace for twenty minutes, shows that pace and the ETA it gives, not the average since the
     start."""
-    clock = [1000.0]
-    monkeypatch.setattr(progress.time, "monotonic", lambda: clock[0])
+    clock = [1000.0]  # the progress module's clock only, not the time module everyone shares
+    monkeypatch.setattr(progress, "time", SimpleNamespace(monotonic=lambda: clock[0]))
     out = io.StringIO()
     bar = LogProgress(total=100_000, desc="x", unit="board", file=out, interval=60.0)
     for _ in range(60):  # an hour at 1 board/s
