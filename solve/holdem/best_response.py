@@ -628,6 +628,7 @@ def run_exact(ddir: Path, spec: str, workers: int = 0, scheduler: str | None = N
                       content=content, mirror=progress_file)
     source = StoredStrategy(str(ddir), spec)
     with store.locked():
+        store.check_mirror()
         shape = values_shape(tree)
         if progress_file is not None and Path(progress_file).exists():
             store.adopt(Path(progress_file), shape)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import shutil
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,6 +30,7 @@ import numpy as np
 
 from etl.lock import try_file_lock
 from schema.errors import UserError
+from schema.npz import read_npz
 from schema.storage import AtomicFile
 
 #: part of every store's key: bump it when what a stored flop result means changes (flops
@@ -75,6 +77,30 @@ class FlopStore:
     def _content(self) -> str:
         return self.content or hashlib.sha256(
             json.dumps(self.key, sort_keys=True).encode()).hexdigest()
+
+    def check_mirror(self) -> None:
+        """Refuse, before any flop is walked, a ``mirror`` that could not be written (a
+        directory, or in one that cannot be made or written to); its parent is made.
+
+        Raises:
+            UserError: the mirror could not be written.
+        """
+        m = self.mirror
+        if m is None:
+            return
+        if m.is_dir():
+            raise UserError(f"progress file {m} is a directory")
+        try:
+            m.parent.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:  # a file where its folder would be
+            reason = f"{m.parent} is not a directory"
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+        else:
+            ok = os.access(m.parent, os.W_OK | os.X_OK)
+            reason = None if ok else f"{m.parent} is not writable"
+        if reason is not None:
+            raise UserError(f"cannot keep progress in {m}: {reason}")
 
     @staticmethod
     def folder(parent: Path, key: dict) -> Path:
@@ -160,10 +186,10 @@ class FlopStore:
     def read_prefix(path: Path) -> tuple[dict, np.ndarray, np.ndarray]:
         """(meta, total, seconds) of a prefix file. Raises ValueError if it is not one."""
         try:
-            with np.load(path, allow_pickle=False) as z:
-                meta = json.loads(str(z["meta"]))
-                total, secs = np.array(z["total"]), np.array(z["seconds"])
-        except (OSError, KeyError, ValueError, json.JSONDecodeError, EOFError) as exc:
+            z = read_npz(path, ("meta", "total", "seconds"))
+            meta = json.loads(str(z["meta"]))
+            total, secs = z["total"], z["seconds"]
+        except ValueError as exc:  # json.JSONDecodeError too
             raise ValueError(f"{path} is not an exact best response's progress ({exc})") from None
         bad = (not isinstance(meta, dict) or not {"content", "flops", "of"} <= set(meta)
                or not isinstance(meta["content"], str)
