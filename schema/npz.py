@@ -51,14 +51,21 @@ def read_npz(path: str | Path, names: tuple[str, ...],
             size = sum(members[f"{n}.npy"].file_size for n in names)
             if size > max_bytes:
                 raise ValueError(f"its arrays claim {size:,} bytes, more than {max_bytes:,}")
-            return {n: _array(zf.read(members[f"{n}.npy"]), n) for n in names}
+            return {n: read_npy(zf.read(members[f"{n}.npy"]), n) for n in names}
     except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError,
             zlib.error) as exc:  # a bad CRC, a truncated member, an unknown compression
         raise ValueError(f"damaged archive ({exc})".replace("\n", " ")) from None
 
 
-def _array(data: bytes, name: str) -> np.ndarray:
-    """One ``.npy`` member's array, its header checked against its bytes."""
+def read_npy(data: bytes, name: str = "") -> np.ndarray:
+    """The array of a ``.npy`` file's bytes ``data``, its header checked against them (``name``
+    names it in errors).
+
+    Raises:
+        ValueError: not such a file (a bad header, a pickled or object array, a shape whose
+            bytes are not exactly the data); the message is one line.
+    """
+    what = f"array {name!r}" if name else "array"
     fh = io.BytesIO(data)
     try:
         version = npy.read_magic(fh)
@@ -67,14 +74,16 @@ def _array(data: bytes, name: str) -> np.ndarray:
         read_header = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
         shape, fortran, dtype = read_header(fh)
     except (ValueError, TypeError, SyntaxError) as exc:
-        raise ValueError(f"array {name!r}: bad header ({exc})".replace("\n", " ")) from None
+        raise ValueError(f"{what}: bad header ({exc})".replace("\n", " ")) from None
     if dtype.hasobject:
-        raise ValueError(f"array {name!r} holds Python objects")
+        raise ValueError(f"{what} holds Python objects")
+    if any(int(d) < 0 for d in shape):
+        raise ValueError(f"{what}: its header claims the shape {shape}")
     count = 1
     for d in shape:
         count *= int(d)
     if count * dtype.itemsize != len(data) - fh.tell():
-        raise ValueError(f"array {name!r}: its header claims {count * dtype.itemsize:,} bytes, "
-                         f"the archive holds {len(data) - fh.tell():,}")
+        raise ValueError(f"{what}: its header claims {count * dtype.itemsize:,} bytes, "
+                         f"the file holds {len(data) - fh.tell():,}")
     a = np.frombuffer(data, dtype, count, offset=fh.tell())
     return a.reshape(shape, order="F" if fortran else "C").copy()

@@ -69,6 +69,7 @@ def test_a_good_archive_reads_back(tmp_path):
     ("an object array", "Python objects"),
     ("a header claiming 2**40 floats", "header claims"),
     ("a header claiming a negative size", "header claims"),
+    ("a header claiming two negative sizes", "header claims the shape"),
     ("members claiming more than the bound", "more than"),
     ("a member's bytes flipped", "damaged archive"),
 ])
@@ -97,6 +98,9 @@ def test_hostile_archives_are_one_line_value_errors(case, reason, tmp_path):
         _zip(path, members)
     elif case == "a header claiming a negative size":
         members["total.npy"] = _huge_header((-1, 2))
+        _zip(path, members)
+    elif case == "a header claiming two negative sizes":  # their product fits the data
+        members["total.npy"] = _huge_header((-1, -2))
         _zip(path, members)
     elif case == "members claiming more than the bound":
         members["total.npy"] = bytes(8 << 20)  # compresses to a few KB
@@ -154,3 +158,15 @@ def test_the_command_refuses_them_with_one_line_and_walks_nothing(tmp_path, caps
         err = capsys.readouterr().err
         assert reason in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert not list((tmp_path / "d").glob("strategies/h/evaluations/exact-br-*/flop*"))
+
+
+def test_a_damaged_flop_file_reads_as_not_done(tmp_path):
+    store = FlopStore(tmp_path / "s", {"kind": "test"}, content="c1")
+    store.dir.mkdir()
+    for i in range(5):
+        store.put(i, np.full(2, float(i)))
+    store.path(1).write_bytes(b"PK\x03\x04garbage")  # a zip signature
+    _zip(store.path(2), _good())  # a whole .npz archive under a flop's name
+    store.path(3).write_bytes(store.path(3).read_bytes()[:-4])  # truncated
+    store.path(4).write_bytes(_huge_header((1 << 40,)))  # a header claiming 8 TB
+    assert sorted(store.load(5, (2,))) == [0]
