@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import cli
+from schema.errors import UserError
 from solve.holdem import _kernels as K
 from solve.holdem import _vector_kernels as P
 from etl._eval_kernels import eval7
@@ -23,7 +24,7 @@ from solve.holdem.game import (DECISION, FOLD, FOLD_END, RAISE, RIVER_KEYS, Hold
                                build_tree)
 from solve.holdem.pcs import (BOARD_HANDS, DCFR_ALPHA, DCFR_BETA, PCS_HANDS, PCS_REGRET,
                               HoldemPCS, check_settings)
-from solve.holdem.run import HoldemSolveOptions, algorithm_label
+from solve.holdem.run import HoldemSolveOptions, algorithm_label, load_policy
 
 BOARD = np.array([3, 17, 30, 44, 51], np.uint8)
 
@@ -579,6 +580,21 @@ def test_a_strategy_is_loaded_at_any_kept_checkpoint(tmp_path, capsys):
     for bad in ("k@7777", "k@x", "nobody@3"):
         with pytest.raises(UserError, match="no holdem strategy"):
             load_policy(bad, Path(tmp_path), {})
+
+
+def test_a_strategy_of_another_game_is_named_as_such(tmp_path, capsys):
+    """A Hold'em command given another game's stored strategy says which game it is, rather
+    than that no strategy of that name exists."""
+    assert cli.main(["--quiet", "--data-dir", str(tmp_path), "solve", "--game", "kuhn",
+                     "--name", "k", "--iterations", "10"]) == 0
+    with pytest.raises(UserError, match="'k' is a kuhn strategy, not a limit Hold'em one"):
+        load_policy("k", tmp_path, {})
+    capsys.readouterr()
+    assert cli.main(["--data-dir", str(tmp_path), "evaluate", "k", "--best-response",
+                     "exact"]) == 2
+    assert "'k' is a kuhn strategy" in capsys.readouterr().err
+    with pytest.raises(UserError, match="no holdem strategy 'nobody'"):
+        load_policy("nobody", tmp_path, {})
 
 
 def test_algorithm_labels_name_the_regret_update():

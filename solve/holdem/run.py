@@ -32,6 +32,7 @@ from solve.holdem.table import write_strategy_table
 from solve.loop import check_at_least, check_positive_finite
 from solve.runs import NAME_PATTERN as _NAME
 from solve.runs import check_catalog, record_run
+from solve.table import table_format, table_game
 
 BASELINES = ("always-call", "always-raise")
 #: ``--sampler``: the solver class of each (one place to add one)
@@ -546,6 +547,18 @@ def strategy_identity(ddir: Path, spec: str) -> dict:
             "weights": file_identity(weights_path(ddir, spec))}
 
 
+def _refuse_other_game(ddir: Path, spec: str) -> None:
+    """Raise a UserError naming the game when ``spec``'s name is a stored strategy of another
+    game (a strategy table, no Hold'em run); return otherwise."""
+    name = spec_parts(spec)[0]
+    table = ddir / "strategies" / name / "strategy.parquet"
+    if (ddir / "strategies" / name / "run.json").exists() or not table.exists():
+        return
+    game = table_game(table, table_format(table))
+    if game != "holdem":
+        raise UserError(f"{name!r} is a {game} strategy, not a limit Hold'em one")
+
+
 def load_policy(spec: str, ddir: Path, tree_cache: dict):
     """A stored strategy or a baseline, with the tree of its run. ``NAME`` is the strategy a
     finished run stored; ``NAME@ITERATIONS`` its average strategy at that checkpoint (kept by
@@ -562,6 +575,7 @@ def load_policy(spec: str, ddir: Path, tree_cache: dict):
     try:
         weights = np.load(weights_path(ddir, spec), mmap_mode="r")
     except (OSError, ValueError, KeyError) as exc:
+        _refuse_other_game(ddir, spec)
         raise UserError(f"no holdem strategy {spec!r} in {ddir / 'strategies'} ({exc})") from None
     tree, buckets = run_game(name, ddir, tree_cache)
     try:
