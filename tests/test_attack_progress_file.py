@@ -127,6 +127,10 @@ def test_a_store_refuses_a_hostile_progress_file_and_keeps_its_own(tmp_path):
     bad.write_bytes(b"PK\x03\x04garbage")
     with pytest.raises(UserError, match="not an exact best response's progress"):
         store.adopt(bad, (2,))
+    members = _good()
+    members["meta.npy"] = _npy(np.array("[" * 100_000))  # JSON nested past Python's stack
+    with pytest.raises(UserError, match="not an exact best response's progress"):
+        store.adopt(_zip(tmp_path / "nested.npz", members), (2,))
     assert store.prefix((2,))[0] == 1
 
 

@@ -189,7 +189,7 @@ class FlopStore:
             z = read_npz(path, ("meta", "total", "seconds"))
             meta = json.loads(str(z["meta"]))
             total, secs = z["total"], z["seconds"]
-        except ValueError as exc:  # json.JSONDecodeError too
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError; nesting past the stack
             raise ValueError(f"{path} is not an exact best response's progress ({exc})") from None
         bad = (not isinstance(meta, dict) or not {"content", "flops", "of"} <= set(meta)
                or not isinstance(meta["content"], str)
