@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import shutil
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,6 +30,7 @@ import numpy as np
 from etl.lock import try_file_lock
 from schema.errors import UserError
 from schema.npz import read_npy, read_npz
+from schema.paths import check_dir
 from schema.storage import AtomicFile
 
 #: part of every store's key: bump it when what a stored flop result means changes (flops
@@ -80,7 +80,8 @@ class FlopStore:
 
     def check_mirror(self) -> None:
         """Refuse, before any flop is walked, a ``mirror`` that could not be written (a
-        directory, or in one that cannot be made or written to); its parent is made.
+        directory, or in a folder that is a file, lies under one or cannot be written:
+        ``schema.paths.check_dir``); its folder is made.
 
         Raises:
             UserError: the mirror could not be written.
@@ -90,17 +91,8 @@ class FlopStore:
             return
         if m.is_dir():
             raise UserError(f"progress file {m} is a directory")
-        try:
-            m.parent.mkdir(parents=True, exist_ok=True)
-        except FileExistsError:  # a file where its folder would be
-            reason = f"{m.parent} is not a directory"
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-        else:
-            ok = os.access(m.parent, os.W_OK | os.X_OK)
-            reason = None if ok else f"{m.parent} is not writable"
-        if reason is not None:
-            raise UserError(f"cannot keep progress in {m}: {reason}")
+        check_dir(m.parent, f"cannot keep progress in {m}: folder", writable=True)
+        m.parent.mkdir(parents=True, exist_ok=True)
 
     @staticmethod
     def folder(parent: Path, key: dict) -> Path:
