@@ -453,18 +453,42 @@ def unindex_hand(tables, idx: int, out) -> bool:
 unindex_hand_inline = njit(cache=True, inline="always")(unindex_hand.py_func)
 
 
+#: Rows per task of the parallel row kernels. Each task is one call of a serial kernel
+#: (``_index_span``, ``_unindex_span``; likewise ``_verify_task`` and ``_roundtrip_chunk``), so the
+#: big inlined index body is compiled in a plain function, not inside a ``prange`` body: numba
+#: compiles this module cold in 20.9 CPU s instead of 36.7, and the kernels run as fast
+#: (BENCHMARKS.md, "numba compile time").
+_ROWS_PER_TASK = 4096
+
+
+@njit(cache=True)
+def _index_span(tables, cards, out, a, b) -> None:
+    for r in range(a, b):
+        out[r] = index_hand_inline(tables, cards[r])
+
+
 @njit(cache=True, parallel=True)
 def index_rows(tables, cards: np.ndarray, out: np.ndarray) -> None:
     """``out[r] = index_hand(tables, cards[r])`` over the rows, in parallel."""
-    for r in prange(cards.shape[0]):
-        out[r] = index_hand_inline(tables, cards[r])
+    n = cards.shape[0]
+    for t in prange((n + _ROWS_PER_TASK - 1) // _ROWS_PER_TASK):
+        a = t * _ROWS_PER_TASK
+        _index_span(tables, cards, out, a, min(n, a + _ROWS_PER_TASK))
+
+
+@njit(cache=True)
+def _unindex_span(tables, idx, out, a, b) -> None:
+    for r in range(a, b):
+        unindex_hand_inline(tables, idx[r], out[r])
 
 
 @njit(cache=True, parallel=True)
 def unindex_rows(tables, idx: np.ndarray, out: np.ndarray) -> None:
     """``out[r]`` = canonical representative of ``idx[r]`` (caller checks the range)."""
-    for r in prange(idx.shape[0]):
-        unindex_hand_inline(tables, idx[r], out[r])
+    n = idx.shape[0]
+    for t in prange((n + _ROWS_PER_TASK - 1) // _ROWS_PER_TASK):
+        a = t * _ROWS_PER_TASK
+        _unindex_span(tables, idx, out, a, min(n, a + _ROWS_PER_TASK))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -579,6 +603,64 @@ def _start_group(groups, starts, g: int, cards, avail, pos) -> None:
 _BATCH = 256
 
 
+@njit(cache=True)
+def _verify_task(tables, first_row, codes, bitmap):
+    """One task of ``verify_tasks``: (hands out of range, code mismatches, hands visited)."""
+    groups = tables[0]
+    size = tables[3][tables[3].shape[0] - 1]
+    n_rounds = groups.shape[0]
+    total = 0
+    for j in range(n_rounds):
+        total += groups[j]
+    starts = np.zeros(n_rounds + 1, np.int64)
+    for j in range(n_rounds):
+        starts[j + 1] = starts[j] + groups[j]
+    cards = np.zeros(total, np.uint8)
+    avail = np.zeros((n_rounds, 52), np.int64)
+    pos = np.zeros((n_rounds, 52), np.int64)
+    for t in range(groups[0]):
+        cards[t] = first_row[t]
+    for g in range(1, n_rounds):
+        _start_group(groups, starts, g, cards, avail, pos)
+    e0 = 0
+    e1 = 0
+    n = 0
+    # Hands are indexed in batches and the random-access checks done afterwards, so that
+    # many cache misses on ``codes`` / ``bitmap`` are in flight at once.
+    b_idx = np.empty(_BATCH, np.int64)
+    b_code = np.empty(_BATCH, np.int64)
+    nb = 0
+    more = True
+    while more:
+        b_idx[nb] = index_hand_inline(tables, cards)
+        b_code[nb] = canonical_code_inline(groups, cards)
+        nb += 1
+        g = n_rounds - 1
+        while g >= 1:
+            k = groups[g]
+            if _next_combination(pos[g], k, 52 - starts[g]):
+                for t in range(k):
+                    cards[starts[g] + t] = avail[g, pos[g, t]]
+                break
+            g -= 1
+        if g < 1:
+            more = False
+        else:
+            for h in range(g + 1, n_rounds):
+                _start_group(groups, starts, h, cards, avail, pos)
+        if nb == _BATCH or not more:
+            for q in range(nb):
+                idx = b_idx[q]
+                if idx < 0 or idx >= size:
+                    e0 += 1
+                else:
+                    bitmap[idx] = 1
+                    e1 += codes[idx] != b_code[q]
+            n += nb
+            nb = 0
+    return e0, e1, n
+
+
 @njit(cache=True, parallel=True)
 def verify_tasks(tables, first: np.ndarray, codes: np.ndarray, bitmap: np.ndarray,
                  errors: np.ndarray, counts: np.ndarray) -> None:
@@ -589,62 +671,37 @@ def verify_tasks(tables, first: np.ndarray, codes: np.ndarray, bitmap: np.ndarra
     ``unindex(i)``, so this checks that ``unindex(index(h))`` is isomorphic to h); marks
     ``bitmap[i] = 1``. ``counts[t]`` is the number of hands visited.
     """
-    groups = tables[0]
-    size = tables[3][tables[3].shape[0] - 1]
-    n_rounds = groups.shape[0]
-    total = 0
-    for j in range(n_rounds):
-        total += groups[j]
     for task in prange(first.shape[0]):
-        starts = np.zeros(n_rounds + 1, np.int64)
-        for j in range(n_rounds):
-            starts[j + 1] = starts[j] + groups[j]
-        cards = np.zeros(total, np.uint8)
-        avail = np.zeros((n_rounds, 52), np.int64)
-        pos = np.zeros((n_rounds, 52), np.int64)
-        for t in range(groups[0]):
-            cards[t] = first[task, t]
-        for g in range(1, n_rounds):
-            _start_group(groups, starts, g, cards, avail, pos)
-        e0 = 0
-        e1 = 0
-        n = 0
-        # Hands are indexed in batches and the random-access checks done afterwards, so that
-        # many cache misses on ``codes`` / ``bitmap`` are in flight at once.
-        b_idx = np.empty(_BATCH, np.int64)
-        b_code = np.empty(_BATCH, np.int64)
-        nb = 0
-        more = True
-        while more:
-            b_idx[nb] = index_hand_inline(tables, cards)
-            b_code[nb] = canonical_code_inline(groups, cards)
-            nb += 1
-            g = n_rounds - 1
-            while g >= 1:
-                k = groups[g]
-                if _next_combination(pos[g], k, 52 - starts[g]):
-                    for t in range(k):
-                        cards[starts[g] + t] = avail[g, pos[g, t]]
-                    break
-                g -= 1
-            if g < 1:
-                more = False
-            else:
-                for h in range(g + 1, n_rounds):
-                    _start_group(groups, starts, h, cards, avail, pos)
-            if nb == _BATCH or not more:
-                for q in range(nb):
-                    idx = b_idx[q]
-                    if idx < 0 or idx >= size:
-                        e0 += 1
-                    else:
-                        bitmap[idx] = 1
-                        e1 += codes[idx] != b_code[q]
-                n += nb
-                nb = 0
+        e0, e1, n = _verify_task(tables, first[task], codes, bitmap)
         errors[task, 0] = e0
         errors[task, 1] = e1
         counts[task] = n
+
+
+@njit(cache=True)
+def _roundtrip_chunk(tables, a, b, codes):
+    """``roundtrip_range`` over indices ``a..b-1``: (index mismatches, invalid hands)."""
+    groups = tables[0]
+    total = 0
+    for j in range(groups.shape[0]):
+        total += groups[j]
+    out = np.zeros(total, np.uint8)
+    e0 = 0
+    e1 = 0
+    for i in range(a, b):
+        if not unindex_hand_inline(tables, i, out):
+            e1 += 1
+            continue
+        if index_hand_inline(tables, out) != i:
+            e0 += 1
+        codes[i] = canonical_code_inline(groups, out)
+        start = 0
+        for j in range(groups.shape[0]):
+            for t in range(start + 1, start + groups[j]):
+                if out[t - 1] >= out[t]:
+                    e1 += 1
+            start += groups[j]
+    return e0, e1
 
 
 @njit(cache=True, parallel=True)
@@ -653,31 +710,13 @@ def roundtrip_range(tables, lo: int, hi: int, codes: np.ndarray, errors: np.ndar
     ``errors[0]`` counts ``index(unindex(i)) != i``, ``errors[1]`` representatives that are not
     valid hands with each group ascending.
     """
-    groups = tables[0]
-    total = 0
-    for j in range(groups.shape[0]):
-        total += groups[j]
     n_chunks = 64
     step = (hi - lo + n_chunks - 1) // n_chunks
     e0 = np.zeros(n_chunks, np.int64)
     e1 = np.zeros(n_chunks, np.int64)
     for ch in prange(n_chunks):
-        out = np.zeros(total, np.uint8)
         a = lo + ch * step
-        b = min(hi, a + step)
-        for i in range(a, b):
-            if not unindex_hand_inline(tables, i, out):
-                e1[ch] += 1
-                continue
-            if index_hand_inline(tables, out) != i:
-                e0[ch] += 1
-            codes[i] = canonical_code_inline(groups, out)
-            start = 0
-            for j in range(groups.shape[0]):
-                for t in range(start + 1, start + groups[j]):
-                    if out[t - 1] >= out[t]:
-                        e1[ch] += 1
-                start += groups[j]
+        e0[ch], e1[ch] = _roundtrip_chunk(tables, a, min(hi, a + step), codes)
     errors[0] += e0.sum()
     errors[1] += e1.sum()
 
