@@ -304,12 +304,13 @@ class HoldemLookup:
     def _buckets(self, hole_ids: list[int], board_ids: list[int], rnd: int) -> np.ndarray:
         if self.hands is not None:
             return self.hands.of(hole_ids, board_ids)
-        padded = np.zeros(5, np.int64)
+        padded = np.zeros(5, np.uint8)
         padded[:len(board_ids)] = board_ids
         out = np.zeros(4, np.int64)
-        # only the rounds dealt so far: the kernel indexes the cards of every round it is given
-        HK.hand_buckets(hole_ids[0], hole_ids[1], padded, rnd + 1, self.policy.buckets.lookup,
-                        self.tabs, np.zeros(7, np.int64), out)
+        # only the rounds dealt so far: the kernel indexes the cards of every round it is given.
+        # Cards as uint8, the solver's own signature: a fresh machine compiles the kernel once.
+        HK.hand_buckets(np.uint8(hole_ids[0]), np.uint8(hole_ids[1]), padded, rnd + 1,
+                        self.policy.buckets.lookup, self.tabs, np.zeros(7, np.uint8), out)
         return out[:rnd + 1]
 
     def at(self, hole: str, board: str = "", history: str = "") -> Lookup:
