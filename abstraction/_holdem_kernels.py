@@ -3,7 +3,7 @@
 Hands are canonical indexes of ``etl.isomorphism.HandIndexer``; ``index_hand`` /
 ``unindex_hand`` are its numba-callable scalars.
 """
-# numba cache stamp (python -m tests.test_kernel_cache_stamps): 6238af6bf2f3a3bf
+# numba cache stamp (python -m tests.test_kernel_cache_stamps): 68cf5f09884690bc
 
 from __future__ import annotations
 

@@ -180,7 +180,8 @@ def main() -> int:
                     help="an earlier _br_kernels.py (e.g. `git show "
                     "297283e:solve/holdem/_br_kernels.py`, one river segment at a time, or "
                     "cf456bb's, without suit isomorphism below the flop) to time on the same "
-                    "flops and turn cards first, in this process (before/after)")
+                    "flops and turn cards first, in this process (before/after), and whether the "
+                    "two give the same values to the bit")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     tree, pol, what = setup(args)
@@ -200,6 +201,7 @@ def main() -> int:
     old = old_kernels(args.old_kernels) if args.old_kernels else None
     for i in (int(x) for x in args.flops.split(",")):
         f = flops[i]
+        out_old = None
         if old is not None:  # every turn card is dealt: its first TURNS are 48 river boards each
             args_old = (np.array(f.cards), entries, reach, BR.FULL_DECK, dpa, dpb, dpi, T, kind,
                         S, off, bk, indexer_tables(), *rows, *sizes)
@@ -213,12 +215,16 @@ def main() -> int:
             ms = 1e3 * (time.process_time() - c) / n_old
             print(f"flop #{i} {f.cards}, the old kernels: {ms:.1f} ms CPU per river board (both "
                   f"seats; {n_old} boards)", flush=True)
+            out_old = out.copy() if orbs else None
         orb = BR.board_orbits(f.cards)
         t, c = time.perf_counter(), time.process_time()
         walked = B.flop_values(np.array(f.cards), entries, reach, BR.FULL_DECK, dpa, dpb, dpi, T,
                                kind, S, off, bk, indexer_tables(), *rows, *sizes, *orb, out,
                                args.turns)
         wall, cpu = time.perf_counter() - t, time.process_time() - c
+        if old is not None and out_old is not None:  # the same walk: the same bits?
+            print(f"flop #{i}: the same values as the old kernels' (every bit): "
+                  f"{np.array_equal(out, out_old)}", flush=True)
         prep, boards = river_setup_seconds(tree, pol, f.cards, orb, args.turns, rows)
         assert boards == walked
         n_flop = len(orb[5])  # the flop's river boards (per seat)

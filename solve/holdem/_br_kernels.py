@@ -19,7 +19,7 @@ Conventions (besides those of ``_kernels.py`` and ``_vector_kernels.py``):
   ``D - 4 - len(b)``; so a chance node's value is the sum of its children's (each with the
   hands holding the new card left out) over that count.
 """
-# numba cache stamp (python -m tests.test_kernel_cache_stamps): 8cdc6ddfbae15204
+# numba cache stamp (python -m tests.test_kernel_cache_stamps): bbde427cdf3d0b3c
 
 from __future__ import annotations
 
@@ -384,7 +384,7 @@ def _river_board(d, board, bk, tabs, ob, dpa, dpb, dpi, P, SL, rb3):
     """Deal ``d`` as the river: the hands in strength order (``SL``) and their river buckets
     in that order (``rb3``). Returns the number of hands."""
     board[4] = d
-    round_buckets(3, board, 5, dpa, dpb, dpi, P, bk, tabs, ob)
+    round_buckets(np.int64(3), board, np.int64(5), dpa, dpb, dpi, P, bk, tabs, ob)
     sidx, sa, sb, gend, hs = SL
     H = sorted_hands(board, dpa, dpb, dpi, P, sidx, sa, sb, gend)
     hs[0] = H
@@ -520,8 +520,11 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
     LC3 = np.zeros((L, 3), np.int64)
     SL3 = np.zeros(L, np.int64)
     DE3 = np.zeros(L, np.bool_)
-    round_buckets(1, board, 3, dpa, dpb, dpi, P, bk, tabs, ob)
-    fill_probs(1, 3, board, kind, S, off, T[3], T[4], rnodes1, prow, ob, dpa, dpb, dpi, P, PR)
+    # rounds and board sizes as run-time integers: numba compiles a callee once per integer
+    # literal it is called with (``_backward`` with 1 and 2, ``showdown_values`` with 3 and 4...)
+    R1, R2, NB1, NB2 = np.int64(1), np.int64(2), np.int64(3), np.int64(4)
+    round_buckets(R1, board, NB1, dpa, dpb, dpi, P, bk, tabs, ob)
+    fill_probs(R1, NB1, board, kind, S, off, T[3], T[4], rnodes1, prow, ob, dpa, dpb, dpi, P, PR)
     any2 = False
     for i1 in range(2 * E):
         p = i1 // E
@@ -536,14 +539,14 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
                     hit = True
             RO1[i1, 0, h] = 0.0 if hit else reach[p, e, h]
         if ntype[n] != DECISION:  # a preflop showdown (one round): mean over turn and river
-            showdown_values(RO1[i1, 0], spent[n, p], board, 3, deck, dpa, dpb, dpi, P, SL,
+            showdown_values(RO1[i1, 0], spent[n, p], board, NB1, deck, dpa, dpb, dpi, P, SL,
                             card, g, s, out[p, 0, e])
             if p == 0:
                 for i in range(P):
                     out[p, 1, e, dpi[i]] = out[p, 0, e, dpi[i]]
             NL1[i1] = 0
             continue
-        NL1[i1], NT1[i1] = _forward(1, n, p, T, PT, RO1[i1], LN1[i1], LC1[i1], TR1[i1],
+        NL1[i1], NT1[i1] = _forward(R1, n, p, T, PT, RO1[i1], LN1[i1], LC1[i1], TR1[i1],
                                     DE1[i1], dpi, P)
         for j in range(NT1[i1]):
             V1[i1, TR1[i1, j]] = 0.0
@@ -557,8 +560,8 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
         if turn_limit > 0 and jt == turn_limit:
             break
         c = tcard[jt]
-        _next_board(3, c, board, bk, tabs, ob, pol, T, PT, RN, dpa, dpb, dpi, P, SL)
-        I2 = 0
+        _next_board(NB1, c, board, bk, tabs, ob, pol, T, PT, RN, dpa, dpb, dpi, P, SL)
+        I2 = np.int64(0)  # not the literal 0: ``_river_segments`` would compile for it too
         any3 = False
         for i1 in range(2 * E):
             for j in range(NT1[i1]):
@@ -572,7 +575,7 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
                 PI2[i2] = i1
                 PL2[i2] = l1
                 _enter(RO1[i1, l1], c, RO2[i2, 0], dpa, dpb, dpi, P)
-                NL2[i2], NT2[i2] = _forward(2, LN1[i1, l1], p, T, PT, RO2[i2], LN2[i2],
+                NL2[i2], NT2[i2] = _forward(R2, LN1[i1, l1], p, T, PT, RO2[i2], LN2[i2],
                                             LC2[i2], TR2[i2], DE2[i2], dpi, P)
                 for k in range(NT2[i2]):
                     V2[i2, TR2[i2, k]] = 0.0
@@ -621,7 +624,7 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
                     V2[i2, l2, dpi[i]] /= D - 8
                     if p == 0:  # seat 1's own values are not walked (see above)
                         VP2[i2, l2, dpi[i]] /= D - 8
-            _backward(2, p, 4, board, deck, T, PT, RO2[i2], V2[i2], VP2[i2], LN2[i2], LC2[i2],
+            _backward(R2, p, NB2, board, deck, T, PT, RO2[i2], V2[i2], VP2[i2], LN2[i2], LC2[i2],
                       DE2[i2], NL2[i2], dpa, dpb, dpi, P, SL, card, g, s, p == 0)
             for t in range(tstart[jt], tstart[jt + 1]):
                 _collect(V2[i2, 0], VP2[i2, 0], c, V1[PI2[i2], PL2[i2]],
@@ -637,7 +640,7 @@ def flop_values(flop, entries, reach, deck, dpa, dpb, dpi, T, kind, S, off, bk, 
                 V1[i1, l1, dpi[i]] /= D - 7
                 if p == 0:
                     VP1[i1, l1, dpi[i]] /= D - 7
-        _backward(1, p, 3, board, deck, T, PT, RO1[i1], V1[i1], VP1[i1], LN1[i1], LC1[i1],
+        _backward(R1, p, NB1, board, deck, T, PT, RO1[i1], V1[i1], VP1[i1], LN1[i1], LC1[i1],
                   DE1[i1], NL1[i1], dpa, dpb, dpi, P, SL, card, g, s, p == 0)
         for i in range(P):
             out[p, 0, e, dpi[i]] = V1[i1, 0, dpi[i]]
