@@ -1,7 +1,8 @@
-"""Helpers shared by the solve benchmarks (``bench_solve_*.py``)."""
+"""Helpers shared by the benchmark scripts."""
 
 from __future__ import annotations
 
+import argparse
 import resource
 import time
 from typing import Callable, Iterable
@@ -14,6 +15,15 @@ def excess_kurtosis(x) -> float:
     d = np.asarray(x, dtype=np.float64)
     d = d - d.mean()
     return float((d ** 4).mean() / (d ** 2).mean() ** 2 - 3.0)
+
+
+def wrapped_command(ap: argparse.ArgumentParser, args: argparse.Namespace) -> list[str]:
+    """The command a wrapper script runs: its ``command`` positional (``REMAINDER``) without
+    the leading ``--``; an argparse error (exit 2) if there is none."""
+    cmd = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not cmd:
+        ap.error(f"give the command after --: {ap.prog} [options] -- COMMAND ...")
+    return cmd
 
 
 def peak_mb() -> float:

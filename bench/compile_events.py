@@ -25,6 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench._common import wrapped_command
+
 SITE = Path(__file__).resolve().parent / "compile_events_site"
 
 
@@ -35,9 +37,7 @@ def main() -> int:
                     help="keep numba's cache as it is (default: an empty one)")
     ap.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ...")
     args = ap.parse_args()
-    cmd = args.command[1:] if args.command[:1] == ["--"] else args.command
-    if not cmd:
-        ap.error("no command given: python -m bench.compile_events -- COMMAND ...")
+    cmd = wrapped_command(ap, args)
     with tempfile.TemporaryDirectory(prefix="compile-events-") as tmp:
         env = dict(os.environ, COMPILE_EVENTS_DIR=tmp,
                    PYTHONPATH=os.pathsep.join(filter(None, [str(SITE),

@@ -16,6 +16,8 @@ import time
 
 import psutil
 
+from bench._common import wrapped_command
+
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -24,9 +26,7 @@ def main() -> int:
                     help="also write 'seconds GiB processes' every sample to this file")
     ap.add_argument("command", nargs=argparse.REMAINDER, help="the command (after --)")
     args = ap.parse_args()
-    cmd = args.command[1:] if args.command[:1] == ["--"] else args.command
-    if not cmd:
-        ap.error("give the command after --")
+    cmd = wrapped_command(ap, args)
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd)
     root = psutil.Process(proc.pid)
