@@ -60,12 +60,15 @@ def main() -> int:
     print(f"{'own CPU s':>10} {'with nested':>12} {'signatures':>10}  function")
     for f, s in own.most_common(args.top):
         print(f"{s:10.2f} {total[f]:12.2f} {len(sigs[f]):10d}  {f}")
-    again = {f: a for (_, f), a in per_process.items() if len(a) > 1 and "<locals>" not in f}
+    again: dict[str, set] = collections.defaultdict(set)  # over every process that did
+    for (_, f), a in per_process.items():
+        if len(a) > 1 and "<locals>" not in f:  # not numba's own overloads (np.zeros...)
+            again[f].update(a)
     if again:
         print("\ncompiled more than once in one process (argument types):")
         for f, a in sorted(again.items()):
             print(f"  {f}")
-            for x in sorted(set(a)):
+            for x in sorted(a):
                 print(f"    {x[:300]}")
     return rc
 
