@@ -22,7 +22,6 @@ flush), higher wins, equal ties.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
@@ -357,17 +356,24 @@ def _category_starts(class_keys: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------
-# Tables: built once at import (milliseconds once compiled; the builders are cached), then
-# frozen into every kernel that uses them as compile-time constants.
+# Tables: shipped with the package (``eval_tables.npz``, what ``build_tables`` returns), read at
+# import, then frozen into every kernel that uses them as compile-time constants.
 # ---------------------------------------------------------------------------------------------
 
 HASH_SHIFT = 8
 _TABLE_NAMES = ("CLASS_KEYS", "FLUSH_VALUE", "H5_OFF", "H5_VAL", "H6_OFF", "H6_VAL", "H7_OFF",
                 "H7_VAL")
+#: The tables as :func:`build_tables` makes them. Building them is fast once the builders are
+#: compiled, but compiling them is about 25 CPU s, which every fresh install paid on its first
+#: command (``cli.py --help`` included: the game registry imports the evaluator), and each
+#: test worker of a fresh clone again. ``tests/test_etl_evaluator.py`` checks the file against
+#: a rebuild; :func:`write_tables` writes it again.
+TABLES_FILE = Path(__file__).with_name("eval_tables.npz")
 
 
 def build_tables() -> dict[str, np.ndarray]:
-    """Build the evaluator tables from the reference strength functions (about 1 s)."""
+    """Build the evaluator tables from the reference strength functions (about 1 s once the
+    builders are compiled)."""
     class_keys = _class_keys()
     tables = {"CLASS_KEYS": class_keys, "FLUSH_VALUE": _flush_table(class_keys)}
     for n in (5, 6, 7):
@@ -375,34 +381,27 @@ def build_tables() -> dict[str, np.ndarray]:
     return tables
 
 
-def _load_or_build_tables() -> dict[str, np.ndarray]:
-    """The tables, from a cache file keyed by this module's source (like numba's own cache).
+def write_tables(path: Path = TABLES_FILE) -> None:
+    """Write :func:`build_tables`' tables to ``path`` (compressed, atomically)."""
+    path = Path(path)
+    tables = build_tables()
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as fh:
+        np.savez_compressed(fh, **tables)
+    os.replace(tmp, path)
 
-    Building takes about a second (mostly the first-fit perfect hash), which every process
-    importing the evaluator would otherwise pay. The cache is only an accelerator: a missing,
-    unreadable or unwritable cache falls back to building.
-    """
-    src = Path(__file__)
-    digest = hashlib.sha256(src.read_bytes()).hexdigest()[:16]
-    cache = src.parent / "__pycache__" / f"eval_tables.{digest}.npz"
+
+def _load_tables() -> dict[str, np.ndarray]:
+    """The shipped tables; built here if the file is missing or unreadable (an install without
+    its package data: slower, the same values)."""
     try:
-        with np.load(cache) as z:
+        with np.load(TABLES_FILE) as z:
             return {name: z[name] for name in _TABLE_NAMES}
     except (OSError, KeyError, ValueError):
-        pass
-    tables = build_tables()
-    try:
-        cache.parent.mkdir(exist_ok=True)
-        tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
-        with open(tmp, "wb") as fh:
-            np.savez(fh, **tables)
-        os.replace(tmp, cache)
-    except OSError:
-        pass
-    return tables
+        return build_tables()
 
 
-_T = _load_or_build_tables()
+_T = _load_tables()
 CLASS_KEYS = _T["CLASS_KEYS"]
 FLUSH_VALUE = _T["FLUSH_VALUE"]
 H5_OFF, H5_VAL = _T["H5_OFF"], _T["H5_VAL"]

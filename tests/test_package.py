@@ -94,6 +94,23 @@ def test_every_package_of_the_pipeline_is_installed():
     assert any((ROOT / "queries").glob("*.sql"))
 
 
+def test_every_data_file_of_a_package_is_package_data():
+    """A file a package reads beside its modules (the views' SQL, the evaluator's tables) is
+    installed with it: each file in a package folder that is not Python source matches a
+    ``package-data`` pattern of its package."""
+    data = PYPROJECT["tool"]["setuptools"]["package-data"]
+    loose = []
+    for top in TOP_LEVEL:
+        for f in (ROOT / top).rglob("*"):
+            if (f.is_file() and f.suffix not in (".py", ".pyc") and "__pycache__" not in f.parts
+                    and not f.name.startswith(".")):
+                package = ".".join(f.parent.relative_to(ROOT).parts)
+                if not any(f.match(g) for g in data.get(package, ())):
+                    loose.append(str(f.relative_to(ROOT)))
+    assert not loose, f"files no package-data pattern installs: {loose}"
+    assert (ROOT / "etl" / "eval_tables.npz").is_file()
+
+
 def test_pip_install_editable_then_poker_help_from_another_directory(tmp_path, cli_py_help):
     """A real install: a venv that sees the machine's packages (so ``--no-deps``: the pinned
     ones are there already), ``pip install -e .``, then ``poker --help`` and an import of the

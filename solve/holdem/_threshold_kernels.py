@@ -1,6 +1,6 @@
 """Numba kernel of ``solve/holdem/threshold.py``: every information set of a strategy's
 weight array thresholded, into a new array."""
-# numba cache stamp (python -m tests.test_kernel_cache_stamps): 485bce64cce6ae34
+# numba cache stamp (python -m tests.test_kernel_cache_stamps): 283d81597aa6a03e
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ Conventions (besides those of ``solve/holdem/_kernels.py``):
   et al. 2012, "Efficient Nash equilibrium approximation through Monte Carlo counterfactual
   regret minimization", section 4).
 """
-# numba cache stamp (python -m tests.test_kernel_cache_stamps): 485bce64cce6ae34
+# numba cache stamp (python -m tests.test_kernel_cache_stamps): 283d81597aa6a03e
 
 from __future__ import annotations
 
