@@ -22,7 +22,9 @@ holds five or more cards (then the 13-bit rank set of that suit indexes an 8,192
 table); otherwise the rank part of the sum, unique per rank multiset (the construction used by
 SKPokerEval), goes through a perfect hash (Tarjan & Yao 1979) to the value. A 7-card evaluation
 is 7 loads and adds plus two or three lookups in about 280 KB of tables (7-card hash and flush
-table), with no branch on ranks.
+table), with no branch on ranks. The tables ship with the package (``etl/eval_tables.npz``,
+read at import); ``_eval_kernels.build_tables`` makes them from the reference strength
+functions, and the tests check the file against it.
 
 Calling the evaluator from other numba kernels (all ``@njit``; arguments are plain ints)::
 
