@@ -31,18 +31,26 @@ BOARD_SEEN = np.array([0, 3, 4, 5], dtype=np.int64)
 
 @njit(cache=True)
 def hand_buckets(c0, c1, board, n_rounds, bk, tabs, cards, out):
-    """Buckets of hole cards (c0, c1) on ``board`` for rounds 0..n_rounds-1 into ``out``."""
+    """Buckets of hole cards (c0, c1) on ``board`` for rounds 0..n_rounds-1 into ``out``.
+
+    One loop over the rounds around one inlined index (``index_hand_inline``, inlined for
+    speed: a call passes its tables' ~50 array fields), not one inlined copy per round: numba
+    types and lowers every copy again (24 CPU s of compiling with four, the most of any kernel
+    a Hold'em solve compiles)."""
     cards[0] = c0
     cards[1] = c1
     for j in range(5):
         cards[2 + j] = board[j]
-    out[0] = bk[0][index_hand_inline(tabs[0], cards[:2])]
-    if n_rounds > 1:
-        out[1] = bk[1][index_hand_inline(tabs[1], cards[:5])]
-    if n_rounds > 2:
-        out[2] = bk[2][index_hand_inline(tabs[2], cards[:6])]
-    if n_rounds > 3:
-        out[3] = bk[3][out[2] * bk[5][0] + bk[4][index_hand_inline(tabs[3], cards[:7])]]
+    for r in range(min(n_rounds, 4)):
+        x = index_hand_inline(tabs[r], cards[:2 if r == 0 else r + 4])
+        if r == 0:
+            out[0] = bk[0][x]
+        elif r == 1:
+            out[1] = bk[1][x]
+        elif r == 2:
+            out[2] = bk[2][x]
+        else:
+            out[3] = bk[3][out[2] * bk[5][0] + bk[4][x]]
 
 
 @njit(cache=True, inline="always")
@@ -593,7 +601,7 @@ def strength_keys(tables, n_cards, out):
     the evaluator's value of the best five cards (two cards: pair/high-card order)."""
     for i in prange(out.shape[0]):
         c = np.empty(7, np.int64)
-        unindex_hand(tables, i, c)
+        unindex_hand(tables, np.int64(i), c)  # a prange index lowers as uint64: a 2nd compile
         if n_cards == 2:
             r0 = c[0] >> 2
             r1 = c[1] >> 2
@@ -614,5 +622,5 @@ def parent_index(tables, n_cards, parent_tables, n_parent, out):
     """Index under ``parent_tables`` of the first ``n_parent`` cards of every hand."""
     for i in prange(out.shape[0]):
         c = np.empty(n_cards, np.int64)
-        unindex_hand(tables, i, c)
+        unindex_hand(tables, np.int64(i), c)
         out[i] = index_hand(parent_tables, c[:n_parent])

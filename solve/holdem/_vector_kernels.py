@@ -15,7 +15,7 @@ Conventions (besides those of ``solve/holdem/_kernels.py``):
   et al. 2012, "Efficient Nash equilibrium approximation through Monte Carlo counterfactual
   regret minimization", section 4).
 """
-# numba cache stamp (python -m tests.test_kernel_cache_stamps): 283d81597aa6a03e
+# numba cache stamp (python -m tests.test_kernel_cache_stamps): 41e2a74df6f71e5a
 
 from __future__ import annotations
 
@@ -197,7 +197,7 @@ def _walk(p, ntype, player, rnd, nact, child, spent, off, R, S, weight, mode, up
     player's reach one level up, so reach is never copied), the next action ``ACT[d]``, the
     strategies ``SG[d]`` and values ``V[d]`` (per action ``AV[d]`` at p's nodes). ``disc``:
     the regret update's iteration, weight and lazy discount (see ``_finish_own_node``)."""
-    d = 0
+    d = np.int64(0)  # not the literal 0: ``_finish_own_node`` would compile for it too
     NODE[0] = 0
     DP[0] = 0
     DO[0] = 0
