@@ -24,7 +24,7 @@ OCHS vector quantised, ``abstraction.ochs_river``) over the turn hands' 46 river
 ``abstraction._holdem_kernels._river_histograms`` (whose benchmark chose the inlined index) it
 looks up every turn hand's continuations, 2.5 billion in all.
 """
-# numba cache stamp (python -m tests.test_kernel_cache_stamps): cf1d9d293dc422a3
+# numba cache stamp (python -m tests.test_kernel_cache_stamps): afe31114104eda0b
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ Turn and flop hands sum the river counts over their board completions (and bin t
 equities into histograms); each kernel works on one canonical board and writes every hand of
 it, so boards are independent units of parallel work (``prange``).
 """
-# numba cache stamp (python -m tests.test_kernel_cache_stamps): 687a1be10ffaba6c
+# numba cache stamp (python -m tests.test_kernel_cache_stamps): 69a9af51a8f71f26
 
 from __future__ import annotations
 

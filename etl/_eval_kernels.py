@@ -22,12 +22,13 @@ flush), higher wins, equal ties.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numba
 import numpy as np
 from numba import njit, prange
+
+from schema.storage import AtomicFile
 
 N_CARDS = 52
 N_RANKS = 13
@@ -383,12 +384,10 @@ def build_tables() -> dict[str, np.ndarray]:
 
 def write_tables(path: Path = TABLES_FILE) -> None:
     """Write :func:`build_tables`' tables to ``path`` (compressed, atomically)."""
-    path = Path(path)
     tables = build_tables()
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        np.savez_compressed(fh, **tables)
-    os.replace(tmp, path)
+    with AtomicFile(path, checksum=False) as f:
+        with open(f.tmp, "wb") as fh:
+            np.savez_compressed(fh, **tables)
 
 
 def _load_tables() -> dict[str, np.ndarray]:

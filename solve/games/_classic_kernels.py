@@ -1,5 +1,5 @@
 """Numba kernels for the classic games (solve.games.classic): flop poker showdown scores."""
-# numba cache stamp (python -m tests.test_kernel_cache_stamps): c30342c10d6ab831
+# numba cache stamp (python -m tests.test_kernel_cache_stamps): 50fcfb864c278103
 
 from __future__ import annotations
 

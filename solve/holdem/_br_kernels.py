@@ -19,7 +19,7 @@ Conventions (besides those of ``_kernels.py`` and ``_vector_kernels.py``):
   ``D - 4 - len(b)``; so a chance node's value is the sum of its children's (each with the
   hands holding the new card left out) over that count.
 """
-# numba cache stamp (python -m tests.test_kernel_cache_stamps): dbb8b6ea281fe813
+# numba cache stamp (python -m tests.test_kernel_cache_stamps): b1d21fa2fa5ef4b5
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ one-segment walk, in the same order, so the values are bit-identical to a one-la
 whose segment no opponent hand reaches (or that has no segment) carries reach 0 and contributes
 nothing; a node is skipped only when it is dead in every lane.
 """
-# numba cache stamp (python -m tests.test_kernel_cache_stamps): 14acae50fb18c0c0
+# numba cache stamp (python -m tests.test_kernel_cache_stamps): b99a4a735bd70e74
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ Shared conventions:
 - A policy is (kind, S, off, bk): kind 0 = the normalised weights ``S[off[n, 0] + b*off[n, 1] + a]``
   (uniform where all are 0), 1 = always check/call, 2 = always bet/raise (call at the cap).
 """
-# numba cache stamp (python -m tests.test_kernel_cache_stamps): 687a1be10ffaba6c
+# numba cache stamp (python -m tests.test_kernel_cache_stamps): 69a9af51a8f71f26
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Numba kernel of ``solve/holdem/threshold.py``: every information set of a strategy's
 weight array thresholded, into a new array."""
-# numba cache stamp (python -m tests.test_kernel_cache_stamps): 41e2a74df6f71e5a
+# numba cache stamp (python -m tests.test_kernel_cache_stamps): 228a49f7c342335a
 
 from __future__ import annotations
 

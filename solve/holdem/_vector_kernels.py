@@ -15,7 +15,7 @@ Conventions (besides those of ``solve/holdem/_kernels.py``):
   et al. 2012, "Efficient Nash equilibrium approximation through Monte Carlo counterfactual
   regret minimization", section 4).
 """
-# numba cache stamp (python -m tests.test_kernel_cache_stamps): 41e2a74df6f71e5a
+# numba cache stamp (python -m tests.test_kernel_cache_stamps): 228a49f7c342335a
 
 from __future__ import annotations
 
