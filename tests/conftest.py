@@ -19,22 +19,22 @@ import pytest
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 #: Seconds each of the slowest test files took on a fresh clone (numba compiling included;
-#: ``python -m pytest -n 2 --dist loadfile --durations=0``, summed per file, 2026-11-30, the
+#: ``python -m pytest -n 2 --dist loadfile --durations=0``, summed per file, 2026-12-01, the
 #: 2-core machine). The suite runs them first, longest first, so that the two xdist workers
 #: end together instead of one finishing a long file while the other waits (xdist's default
 #: order is by number of tests; ``--no-loadscope-reorder`` in pytest.ini keeps this one). The
 #: order changes only how long the suite takes, never what it checks; files not listed follow
 #: in collection order.
 SLOWEST_FILES = {
-    "test_solve_holdem_pcs.py": 144, "test_data_safety.py": 112, "test_holdem_curve.py": 94,
-    "test_readme.py": 92, "test_holdem_best_response.py": 78, "test_experiment_methods.py": 76,
-    "test_equity.py": 63, "test_etl_indexes.py": 62, "test_compare.py": 55,
-    "test_solve_ri_rules.py": 54, "test_abstraction_dask.py": 47,
-    "test_abstraction_holdem_ochs.py": 45, "test_abstraction_emd_ochs.py": 40,
-    "test_sql_at_real_cards.py": 35, "test_share.py": 34, "test_attack_interrupt.py": 30,
-    "test_honest_lookups.py": 28, "test_cli_errors.py": 28, "test_etl_runner.py": 28,
-    "test_attack_integrity.py": 26, "test_etl_evaluator.py": 25, "test_classic_games.py": 24,
-    "test_concurrency.py": 23, "test_scheduling.py": 22,
+    "test_solve_holdem_pcs.py": 176, "test_readme.py": 126, "test_data_safety.py": 119,
+    "test_holdem_best_response.py": 99, "test_equity.py": 89, "test_holdem_curve.py": 81,
+    "test_experiment_methods.py": 79, "test_compare.py": 60, "test_solve_ri_rules.py": 53,
+    "test_abstraction_dask.py": 53, "test_abstraction_holdem_ochs.py": 52,
+    "test_sql_at_real_cards.py": 41, "test_etl_indexes.py": 35, "test_share.py": 34,
+    "test_etl_evaluator.py": 33, "test_attack_interrupt.py": 31,
+    "test_abstraction_emd_ochs.py": 30, "test_etl_runner.py": 29, "test_classic_games.py": 26,
+    "test_attack_integrity.py": 25, "test_concurrency.py": 24, "test_abstraction_strategy.py": 23,
+    "test_scheduling.py": 23, "test_honest_lookups.py": 23,
 }
 
 
