@@ -14,11 +14,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from schema.catalog import wait_note
 from schema.errors import ParameterError, UserError
 
 LOCK_FILE = ".etl.lock"
-#: Seconds of waiting for a named build's lock before saying so (as for the catalog).
-NOTE_AFTER = 5.0
 
 
 class LockHeldError(ParameterError):
@@ -65,11 +64,12 @@ def _read_pid(fd: int) -> str:
 
 @contextmanager
 def file_lock(path: str | os.PathLike, note: str | None = None,
-              note_after: float = NOTE_AFTER) -> Iterator[Path]:
+              note_after: float | None = None) -> Iterator[Path]:
     """Hold an exclusive ``flock`` on ``path`` (created if missing) for the block, waiting
     for another holder: what serialises two writers of the same named build. ``note`` is
-    printed on stderr once the wait has lasted ``note_after`` seconds (so a writer that sits
-    still says why; a moment's wait says nothing)."""
+    printed on stderr once the wait has lasted ``note_after`` seconds (default
+    ``schema.catalog.wait_note()``: a writer that sits still says why, a moment's wait says
+    nothing)."""
     fd = _open_lock(path)
     try:
         try:
@@ -77,7 +77,8 @@ def file_lock(path: str | os.PathLike, note: str | None = None,
         except BlockingIOError:
             timer = None
             if note:
-                timer = threading.Timer(note_after, print, (note,),
+                delay = wait_note() if note_after is None else note_after
+                timer = threading.Timer(delay, print, (note,),
                                         {"file": sys.stderr, "flush": True})
                 timer.daemon = True
                 timer.start()

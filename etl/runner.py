@@ -32,12 +32,13 @@ from typing import Any, Callable, Iterable, Iterator
 import pyarrow as pa
 
 from etl import storage
+from etl.cluster import connect
 from etl.lock import etl_lock
 from etl.records import (Record, check_table, effective_version, forget_partitions, load_records,
                          prepare_data_dir, record_partitions, refresh_views, resolve,
                          stamp_verified)
 from etl.spec import TableSpec
-from schema.errors import ParameterError, UserError, typed_line
+from schema.errors import ParameterError, typed_line
 from schema.progress import progress_bar
 
 # --- executing -----------------------------------------------------------------------------
@@ -86,16 +87,9 @@ class _Executor:
         self._client: Any = None
         if scheduler:
             try:
-                from distributed import Client
+                self._client = connect(scheduler)
             except ImportError:  # pragma: no cover - pinned in requirements.txt
                 raise ParameterError("`scheduler` needs the 'distributed' package") from None
-            try:
-                self._client = Client(scheduler, timeout="10s")
-            except (OSError, TimeoutError, ValueError) as exc:
-                text = (exc.args[0] if exc.args and isinstance(exc.args[0], str)
-                        else str(exc)).strip() or type(exc).__name__
-                raise UserError(f"cannot reach Dask scheduler {scheduler}: "
-                                f"{text.splitlines()[0]}") from None
         elif self.kind == "processes":
             cores = os.cpu_count() or 1
             self._pool = cf.ProcessPoolExecutor(

@@ -10,7 +10,9 @@ own setters, which :func:`configure` calls.
 - ``POKER_ETL_TABLES``: ``module:function`` giving the ETL tables in place of the registry
   (``etl.tables.use_tables``; the tests run the real CLI on toy tables with it);
 - ``POKER_CATALOG_WAIT``: seconds a catalog write waits for readers
-  (``schema.catalog.set_catalog_wait``).
+  (``schema.catalog.set_catalog_wait``);
+- ``POKER_WAIT_NOTE``: seconds a command waits for the catalog or another writer's lock
+  before it says so on stderr (``schema.catalog.set_wait_note``; default 5).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import os
 from typing import Mapping
 
 from etl.tables import use_tables
-from schema.catalog import set_catalog_wait
+from schema.catalog import set_catalog_wait, set_wait_note
 from schema.progress import force_mode
 from solve.games.registry import use_plugins
 
@@ -28,6 +30,7 @@ PROGRESS_ENV = "POKER_PROGRESS"
 PLUGINS_ENV = "POKER_GAME_PLUGINS"
 ETL_TABLES_ENV = "POKER_ETL_TABLES"
 CATALOG_WAIT_ENV = "POKER_CATALOG_WAIT"
+WAIT_NOTE_ENV = "POKER_WAIT_NOTE"
 
 
 def configure(environ: Mapping[str, str] | None = None, quiet: bool = False) -> None:
@@ -42,3 +45,7 @@ def configure(environ: Mapping[str, str] | None = None, quiet: bool = False) -> 
         set_catalog_wait(float(env[CATALOG_WAIT_ENV]) if env.get(CATALOG_WAIT_ENV) else None)
     except ValueError:  # not a number: the default, as before
         set_catalog_wait(None)
+    try:
+        set_wait_note(float(env[WAIT_NOTE_ENV]) if env.get(WAIT_NOTE_ENV) else None)
+    except ValueError:  # not a number: the default
+        set_wait_note(None)

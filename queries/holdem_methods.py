@@ -276,6 +276,11 @@ def _start(s: Step, logs: Path) -> subprocess.Popen:
                                 cwd=ROOT, start_new_session=True, preexec_fn=_default_sigint)
 
 
+#: Seconds between the driver's looks at its steps and at a stop request (a step that ends
+#: is followed by the next within this; the looks cost nothing beside hour-long steps).
+POLL = 0.5
+
+
 def drive(plan: list[Step], left: list[Step], finished: set[str], options: PipelineOptions,
           logs: Path, out_json: Path, stop) -> int:
     """Run the steps ``left`` (see the module docstring); on a stop request, Ctrl-C every
@@ -295,7 +300,7 @@ def drive(plan: list[Step], left: list[Step], finished: set[str], options: Pipel
         if stopping:
             if not running:
                 return 130
-            time.sleep(1)
+            time.sleep(POLL)
             continue
         blocked = [s for s in left if any(n in failed for n in s.needs)]
         for s in blocked:
@@ -312,7 +317,7 @@ def drive(plan: list[Step], left: list[Step], finished: set[str], options: Pipel
             left.remove(s)
             print(f"{time.strftime('%H:%M:%S')} started {s.name}", flush=True)
         if running:
-            time.sleep(5)
+            time.sleep(POLL)
         elif left:
             break  # nothing can start: every remaining step waits on a failed one
     if failed:

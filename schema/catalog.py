@@ -96,7 +96,11 @@ def _import_models() -> None:
 #: passes its POKER_CATALOG_WAIT environment variable).
 CATALOG_WAIT = 900.0
 _wait = CATALOG_WAIT
-_NOTE_AFTER = 5.0  # seconds of waiting before saying so on stderr
+#: Seconds a command waits (for the catalog here, for another writer's lock in
+#: ``etl.lock.file_lock``) before it says on stderr why it sits still: a moment's wait says
+#: nothing (:func:`set_wait_note`; the command line passes its POKER_WAIT_NOTE).
+WAIT_NOTE = 5.0
+_note_after = WAIT_NOTE
 
 
 def set_catalog_wait(seconds: float | None) -> None:
@@ -108,6 +112,18 @@ def set_catalog_wait(seconds: float | None) -> None:
 def catalog_wait() -> float:
     """Seconds a catalog write waits for readers (:func:`set_catalog_wait`)."""
     return _wait
+
+
+def set_wait_note(seconds: float | None) -> None:
+    """Seconds of waiting before a waiting command says so, from now on (None:
+    :data:`WAIT_NOTE`)."""
+    global _note_after
+    _note_after = WAIT_NOTE if seconds is None else max(0.0, float(seconds))
+
+
+def wait_note() -> float:
+    """Seconds of waiting before a waiting command says so (:func:`set_wait_note`)."""
+    return _note_after
 
 
 @contextmanager
@@ -145,7 +161,7 @@ def session_scope(data_dir: str | Path | None = None, wait: float | None = None
                                              f"processes reading it)") from None
                     raise unusable from None
                 raise
-            if not noted and waited >= _NOTE_AFTER:
+            if not noted and waited >= _note_after:
                 print(f"note: the catalog {catalog_path(data_dir)} is held by another process "
                       f"(e.g. a long `cli.py sql`); waiting up to {wait:.0f} s",
                       file=sys.stderr, flush=True)

@@ -17,6 +17,9 @@ import pytest
 # against 9 s with sleeping threads, the same results). Set before any kernel starts OpenMP;
 # the CLI subprocesses the tests start inherit it.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# A command that waits for the catalog or for another writer's lock says so after 5 s; the
+# tests that interrupt or race such a command wait for that line, so they hear it after 0.5 s.
+os.environ.setdefault("POKER_WAIT_NOTE", "0.5")
 
 #: Seconds each of the slowest test files took on a fresh clone (numba compiling included;
 #: ``python -m pytest -n 2 --dist loadfile --durations=0``, summed per file, 2026-12-01, the
@@ -38,10 +41,40 @@ SLOWEST_FILES = {
 }
 
 
+#: Files whose tests compile the same large Hold'em kernels (``lbr_boards``, ``lbr_board``,
+#: ``flop_values``, ``_backward``: 10 s, 6 s, 8 s, 2 s each on the 2-core machine). Under
+#: ``--dist loadfile`` they are one unit of work, so one worker compiles each kernel once and
+#: the others find it compiled (two workers compiling them side by side cost 30 s more).
+SHARED_KERNELS = ("test_holdem_best_response.py", "test_holdem_curve.py",
+                  "test_solve_holdem_pcs.py")
+
+
+def _seconds(name: str) -> int:
+    """A file's place in the order: its own seconds, or its group's together."""
+    if name in SHARED_KERNELS:
+        return sum(SLOWEST_FILES.get(f, 0) for f in SHARED_KERNELS)
+    return SLOWEST_FILES.get(name, 0)
+
+
 def pytest_collection_modifyitems(items):
     """The slowest files first, longest first (a stable sort: every worker collects the same
     order, as xdist requires)."""
-    items.sort(key=lambda item: -SLOWEST_FILES.get(item.path.name, 0))
+    items.sort(key=lambda item: -_seconds(item.path.name))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile`` with the files of ``SHARED_KERNELS`` as one unit of work."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling  # lazy: only under xdist
+
+    class SharedKernelsTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            return "shared-kernels" if scope.rsplit("/", 1)[-1] in SHARED_KERNELS else scope
+
+    return SharedKernelsTogether(config, log)
 
 
 @pytest.fixture(scope="session")
@@ -73,5 +106,5 @@ def _library_settings(monkeypatch):
     from solve.games import registry
 
     for module, name in ((registry, "_plugins"), (progress, "_forced"), (tables, "_override"),
-                         (catalog, "_wait")):
+                         (catalog, "_wait"), (catalog, "_note_after")):
         monkeypatch.setattr(module, name, getattr(module, name))

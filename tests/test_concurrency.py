@@ -6,13 +6,17 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
 from etl import runner
+from etl.lock import file_lock
 from queries.commands import run_query
+from queries.environment_cli import configure
+from schema.catalog import WAIT_NOTE, wait_note
 from test_etl_runner import N_TOY, ROWS_PER_PART, toy_tables
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,3 +86,30 @@ def test_two_etl_runs_and_readers_during_a_refresh(tmp_path):
     status = _popen(data, "etl", "status", TOY_VERSION="toy-2")
     status.communicate(timeout=60)
     assert status.returncode == 0  # all rebuilt by the new version, all recorded
+
+
+def test_a_waiting_writer_says_why_after_the_wait_note(tmp_path, capsys):
+    """``POKER_WAIT_NOTE`` (default 5 s) is how long a writer waits for another's lock before
+    it says so on stderr, once; not a number means the default."""
+    for value, want in (("0.2", 0.2), ("", WAIT_NOTE), ("soon", WAIT_NOTE), ("-1", 0.0)):
+        configure({"POKER_WAIT_NOTE": value})
+        assert wait_note() == want
+    configure({"POKER_WAIT_NOTE": "0.1"})
+    lock = tmp_path / "x.lock"
+    held, release = threading.Event(), threading.Event()
+
+    def holder():
+        with file_lock(lock):
+            held.set()
+            release.wait(10)
+
+    t = threading.Thread(target=holder)
+    t.start()
+    held.wait(10)
+    threading.Timer(0.6, release.set).start()
+    t0 = time.monotonic()
+    with file_lock(lock, note="note: waiting for x"):
+        waited = time.monotonic() - t0
+    t.join()
+    assert waited >= 0.5
+    assert capsys.readouterr().err == "note: waiting for x\n"
