@@ -82,7 +82,11 @@ class RhodeIslandTableAbstraction:
                               else self.labels)
 
     def bucket(self, round: int, hands: np.ndarray, board: np.ndarray) -> np.ndarray:
-        cards = np.column_stack([hands[:, 0]] + [np.full(len(hands), c) for c in board[:round]])
+        return self.bucket_boards(round, hands, np.broadcast_to(board, (len(hands), len(board))))
+
+    def bucket_boards(self, round: int, hands: np.ndarray, boards: np.ndarray) -> np.ndarray:
+        """:meth:`bucket` with a board per hand: ``boards`` (H, m), row i hand i's board."""
+        cards = np.column_stack([hands[:, :1], np.asarray(boards)[:, :round]])
         return self.round_buckets[round][hand_tree(n_ranks=self.n_ranks)[round].index_of(cards)]
 
     @property

@@ -6,12 +6,13 @@ import numpy as np
 import pytest
 
 from solve.algorithms.abstract_cfr import AbstractFormSolver, make_solver
-from solve.abstractions import FunctionAbstraction
+from etl.rhode_island import hand_tree
+from solve.abstractions import FunctionAbstraction, RhodeIslandTableAbstraction
 from solve.algorithms.cfr import CFRSolver
 from solve.algorithms.evaluate import expected_value, exploitability
-from solve.games.abstract_form import abstract_form, to_strategy
+from solve.games.abstract_form import MAX_TYPES, MAX_WORK, _deal_matrices, abstract_form, to_strategy
 from solve.games.compile import compile_game
-from solve.games.rules import LimitPokerRules, leduc
+from solve.games.rules import LimitPokerRules, leduc, rhode_island
 from solve.algorithms.lp import solve_lp
 from solve.strategy import Strategy
 from solve.algorithms.treeplex import exploitability as form_exploitability
@@ -257,3 +258,33 @@ def test_tree_checkpoints_from_before_chance_weighted_averages(tmp_path):
         np.savez(tmp_path / "ir.npz", **{k: z[k] for k in z.files if k != "average_weight"})
     with pytest.raises(ValueError, match="imperfect recall"):
         CFRSolver(ir_game, "cfr+").load(tmp_path / "ir.npz")
+
+
+class _OneBoardAtATime:
+    """``abstraction`` seen through ``bucket`` only (no ``bucket_boards``)."""
+
+    def __init__(self, abstraction):
+        self.name = abstraction.name
+        self.suit_invariant = True
+        self._a = abstraction
+
+    def bucket(self, round, hands, board):
+        return self._a.bucket(round, hands, board)
+
+
+def test_every_board_in_one_call_builds_the_same_form():
+    """``bucket_boards`` (a board per hand, one call a round) and ``bucket`` one board at a
+    time give the same types and matrices, bit for bit (Rhode Island on 5 ranks, buckets by
+    canonical hand)."""
+    tree = hand_tree(n_ranks=5)
+    ab = RhodeIslandTableAbstraction("by-index", [np.arange(len(t.cards)) % k
+                                                  for t, k in zip(tree, (3, 7, 11))], n_ranks=5)
+    rules = rhode_island(n_ranks=5)
+    many = _deal_matrices(rules, ab, MAX_TYPES, MAX_WORK)
+    one = _deal_matrices(rules, _OneBoardAtATime(ab), MAX_TYPES, MAX_WORK)
+    for (ta, pa, la), (tb, pb, lb) in zip(many[0], one[0]):
+        assert np.array_equal(ta, tb) and np.array_equal(pa, pb) and la == lb
+    dense = [m.toarray() if hasattr(m, "toarray") else m for m in (many[1], *many[2])]
+    again = [m.toarray() if hasattr(m, "toarray") else m for m in (one[1], *one[2])]
+    assert all(np.array_equal(a, b) for a, b in zip(dense, again))
+    assert len(many[0][-1][2]) > 11  # boards refine the final round's types

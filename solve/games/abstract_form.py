@@ -136,17 +136,24 @@ def _types(abstraction: CardAbstraction, hands: np.ndarray, boards):
     labels (n_r,)."""
     H = len(hands)
     out = []
+    many = getattr(abstraction, "bucket_boards", None)  # every (board, hand) in one call
     for r, (bd, par) in enumerate(boards):
         bk = np.full((len(bd), H), -1, np.int64)
-        for i, b in enumerate(bd):
-            valid = ~np.isin(hands, b).any(axis=1)
-            got = np.asarray(abstraction.bucket(r, hands[valid], b), dtype=np.int64)
-            if got.shape != (int(valid.sum()),):
+        # valid[i, h]: hand h shares no card with board i
+        valid = ~(hands[None, :, :, None] == bd[:, None, None, :]).any(axis=(2, 3))
+        if many is not None:
+            bi, hi = np.nonzero(valid)
+            parts = [(slice(None), np.asarray(many(r, hands[hi], bd[bi]), dtype=np.int64))]
+        else:
+            parts = [(i, np.asarray(abstraction.bucket(r, hands[valid[i]], b), dtype=np.int64))
+                     for i, b in enumerate(bd)]
+        for rows, got in parts:
+            if got.shape != (int(valid[rows].sum()),):
                 raise ValueError(f"abstraction {abstraction.name!r} returned shape {got.shape} "
                                  f"for round {r}")
             if (got < 0).any():
                 raise ValueError(f"abstraction {abstraction.name!r} returned a negative bucket")
-            bk[i, valid] = got
+            bk[rows][valid[rows]] = got
         prev = out[-1][0][par] if r > 0 else np.zeros_like(bk)
         ok = bk >= 0
         key = np.where(ok, prev * (int(bk.max()) + 1) + bk, -1)
@@ -243,9 +250,8 @@ def _deal_matrices(rules: LimitPokerRules, abstraction: CardAbstraction, max_typ
     t_final = types[-1][0]
     rank_fn = ranking.RANKINGS[rules.ranking]
     strength = np.zeros((len(final_boards), len(hands)), np.int64)
-    for i, b in enumerate(final_boards):
-        ok = t_final[i] >= 0
-        strength[i, ok] = rank_fn(hands[ok], b, rules.n_suits)
+    fb, fh = np.nonzero(t_final >= 0)  # every (final board, valid hand) in one ranking call
+    strength[fb, fh] = rank_fn(hands[fh], final_boards[fb], rules.n_suits)
     conflict = (hands[:, None, :, None] == hands[None, :, None, :]).any(axis=(2, 3))
     Wc = np.zeros((nT, nT))
     Sc = np.zeros((nT, nT))

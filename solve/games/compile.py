@@ -49,7 +49,9 @@ class CardAbstraction(Protocol):
     isomorphism, unless the object has ``suit_invariant = True``: invariant by construction,
     e.g. buckets looked up by canonical hand index). ``name`` identifies it in tables.
     Infosets of the abstracted game are (sequence of buckets so far, betting history): perfect
-    recall, unless the object has ``perfect_recall = False``.
+    recall, unless the object has ``perfect_recall = False``. An optional
+    ``bucket_boards(round, hands (N, k), boards (N, m)) -> (N,)`` (row i: hand i on board i)
+    gives many boards' buckets in one call, where a builder looks up every board.
     """
 
     name: str
