@@ -43,8 +43,8 @@ SLOWEST_FILES = {
 
 #: Files whose tests compile the same large Hold'em kernels (``lbr_boards``, ``lbr_board``,
 #: ``flop_values``, ``_backward``: 10 s, 6 s, 8 s, 2 s each on the 2-core machine). Under
-#: ``--dist loadfile`` they are one unit of work, so one worker compiles each kernel once and
-#: the others find it compiled (two workers compiling them side by side cost 30 s more).
+#: ``--dist loadfile`` they are one unit of work, so one worker compiles each kernel once (two
+#: workers each compiling them, side by side, cost 30 s more of the suite's CPU).
 SHARED_KERNELS = ("test_holdem_best_response.py", "test_holdem_curve.py",
                   "test_solve_holdem_pcs.py")
 
