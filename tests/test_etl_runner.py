@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -20,7 +21,7 @@ import pyarrow.compute as pc
 import pytest
 
 import cli_inprocess
-from etl import records, runner, storage
+from etl import cluster, records, runner, storage
 from etl.lock import LockHeldError, etl_lock
 from etl.spec import TableSpec
 from schema.errors import UserError
@@ -309,3 +310,21 @@ def test_storage_readers(tmp_path):
     storage.partition_path(tmp_path, "toy", "04").write_bytes(b"PAR1 garbage")
     with pytest.raises(storage.DamagedPartitionError, match="damaged partition .*part-04"):
         storage.read_table(tmp_path, "toy")
+
+
+def test_a_refused_scheduler_is_one_line_at_once():
+    """Nothing listening on a ``tcp://`` scheduler's port: both ``--scheduler`` paths (the ETL
+    runner's and ``etl.cluster.dask_client``'s) say so in one line at once, not after the Dask
+    client's 10 s timeout."""
+    with socket.socket() as s:  # a port nobody listens on once this socket is closed
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    for connect in (lambda: runner._Executor(1, address),
+                    lambda: cluster.dask_client(address).__enter__()):
+        t0 = time.monotonic()
+        with pytest.raises(UserError) as err:
+            connect()
+        assert time.monotonic() - t0 < 5
+        assert str(err.value) == (f"cannot reach Dask scheduler {address}: "
+                                  f"connection refused by 127.0.0.1:{port}")
