@@ -44,8 +44,10 @@ def test_two_builders_of_one_name_take_turns(tmp_path):
     seed = run_query(tmp_path, "SELECT seed FROM abstractions WHERE name = 'x'")
     assert seed.column("seed")[0].as_py() in (1, 2)  # one whole build, the last one saved
     assert not list((tmp_path / ".staging").glob("abstraction-x*"))  # no leftovers
-    # without --replace, the second one to finish is refused in one line
-    procs = [_popen(tmp_path / "b", *build) for _ in range(2)]
+    # without --replace, the second one to finish is refused in one line (with the default
+    # wait note, as a user has it: the suite's 0.5 s would add the "waiting" note of the
+    # moment it waits for the first one's publication)
+    procs = [_popen(tmp_path / "b", *build, POKER_WAIT_NOTE=str(WAIT_NOTE)) for _ in range(2)]
     outs = [p.communicate(timeout=600) for p in procs]
     codes = sorted(p.returncode for p in procs)
     assert codes == [0, 2], outs
