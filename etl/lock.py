@@ -63,13 +63,11 @@ def _read_pid(fd: int) -> str:
 
 
 @contextmanager
-def file_lock(path: str | os.PathLike, note: str | None = None,
-              note_after: float | None = None) -> Iterator[Path]:
+def file_lock(path: str | os.PathLike, note: str | None = None) -> Iterator[Path]:
     """Hold an exclusive ``flock`` on ``path`` (created if missing) for the block, waiting
     for another holder: what serialises two writers of the same named build. ``note`` is
-    printed on stderr once the wait has lasted ``note_after`` seconds (default
-    ``schema.catalog.wait_note()``: a writer that sits still says why, a moment's wait says
-    nothing)."""
+    printed on stderr once the wait has lasted ``schema.catalog.wait_note()`` seconds (a
+    writer that sits still says why, a moment's wait says nothing)."""
     fd = _open_lock(path)
     try:
         try:
@@ -77,8 +75,7 @@ def file_lock(path: str | os.PathLike, note: str | None = None,
         except BlockingIOError:
             timer = None
             if note:
-                delay = wait_note() if note_after is None else note_after
-                timer = threading.Timer(delay, print, (note,),
+                timer = threading.Timer(wait_note(), print, (note,),
                                         {"file": sys.stderr, "flush": True})
                 timer.daemon = True
                 timer.start()

@@ -137,23 +137,27 @@ def _types(abstraction: CardAbstraction, hands: np.ndarray, boards):
     H = len(hands)
     out = []
     many = getattr(abstraction, "bucket_boards", None)  # every (board, hand) in one call
+
+    def checked(r: int, got, n: int) -> np.ndarray:
+        got = np.asarray(got, dtype=np.int64)
+        if got.shape != (n,):
+            raise ValueError(f"abstraction {abstraction.name!r} returned shape {got.shape} "
+                             f"for round {r}")
+        if (got < 0).any():
+            raise ValueError(f"abstraction {abstraction.name!r} returned a negative bucket")
+        return got
+
     for r, (bd, par) in enumerate(boards):
         bk = np.full((len(bd), H), -1, np.int64)
         # valid[i, h]: hand h shares no card with board i
         valid = ~(hands[None, :, :, None] == bd[:, None, None, :]).any(axis=(2, 3))
         if many is not None:
             bi, hi = np.nonzero(valid)
-            parts = [(slice(None), np.asarray(many(r, hands[hi], bd[bi]), dtype=np.int64))]
+            bk[bi, hi] = checked(r, many(r, hands[hi], bd[bi]), len(hi))
         else:
-            parts = [(i, np.asarray(abstraction.bucket(r, hands[valid[i]], b), dtype=np.int64))
-                     for i, b in enumerate(bd)]
-        for rows, got in parts:
-            if got.shape != (int(valid[rows].sum()),):
-                raise ValueError(f"abstraction {abstraction.name!r} returned shape {got.shape} "
-                                 f"for round {r}")
-            if (got < 0).any():
-                raise ValueError(f"abstraction {abstraction.name!r} returned a negative bucket")
-            bk[rows][valid[rows]] = got
+            for i, b in enumerate(bd):
+                bk[i, valid[i]] = checked(r, abstraction.bucket(r, hands[valid[i]], b),
+                                          int(valid[i].sum()))
         prev = out[-1][0][par] if r > 0 else np.zeros_like(bk)
         ok = bk >= 0
         key = np.where(ok, prev * (int(bk.max()) + 1) + bk, -1)
