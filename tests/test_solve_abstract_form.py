@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from solve.algorithms.abstract_cfr import AbstractFormSolver, make_solver
+from bench.bench_deal_matrices import OneBoardAtATime  # ``bucket`` only
 from etl.rhode_island import hand_tree
 from solve.abstractions import FunctionAbstraction, RhodeIslandTableAbstraction
 from solve.algorithms.cfr import CFRSolver
@@ -260,18 +261,6 @@ def test_tree_checkpoints_from_before_chance_weighted_averages(tmp_path):
         CFRSolver(ir_game, "cfr+").load(tmp_path / "ir.npz")
 
 
-class _OneBoardAtATime:
-    """``abstraction`` seen through ``bucket`` only (no ``bucket_boards``)."""
-
-    def __init__(self, abstraction):
-        self.name = abstraction.name
-        self.suit_invariant = True
-        self._a = abstraction
-
-    def bucket(self, round, hands, board):
-        return self._a.bucket(round, hands, board)
-
-
 def test_every_board_in_one_call_builds_the_same_form():
     """``bucket_boards`` (a board per hand, one call a round) and ``bucket`` one board at a
     time give the same types and matrices, bit for bit (Rhode Island on 5 ranks, buckets by
@@ -281,7 +270,7 @@ def test_every_board_in_one_call_builds_the_same_form():
                                                   for t, k in zip(tree, (3, 7, 11))], n_ranks=5)
     rules = rhode_island(n_ranks=5)
     many = _deal_matrices(rules, ab, MAX_TYPES, MAX_WORK)
-    one = _deal_matrices(rules, _OneBoardAtATime(ab), MAX_TYPES, MAX_WORK)
+    one = _deal_matrices(rules, OneBoardAtATime(ab), MAX_TYPES, MAX_WORK)
     for (ta, pa, la), (tb, pb, lb) in zip(many[0], one[0]):
         assert np.array_equal(ta, tb) and np.array_equal(pa, pb) and la == lb
     dense = [m.toarray() if hasattr(m, "toarray") else m for m in (many[1], *many[2])]
