@@ -10,6 +10,7 @@ import pytest
 from etl._eval_kernels import eval7
 from etl.isomorphism import HandIndexer
 from holdem_small import DECK10, every_board, small_buckets, small_buckets_imperfect
+from queries import holdem_compare
 from schema.errors import UserError
 from schema.progress import force_mode
 from solve.holdem import best_response as BR
@@ -479,7 +480,6 @@ def test_cli_evaluate_best_response_exact(tmp_path, capsys, monkeypatch):
     """The command on a stored strategy (the deck reduced to ten cards: the full deck's 1,755
     flops of a 2-round game take minutes), resumed from its kept flops, stored as a figure."""
     import cli
-    from queries import holdem_compare
 
     monkeypatch.setattr(BR, "FULL_DECK", DECK10)
     # `compare`'s own samples, smaller: what is checked here is which figure it shows (the LBR
